@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agentrender import html, imports, load_run, render, samples
-from agentrender._display.said import block_said, warning_groups
+from agentrender._display.said import block_said, end_said, scores_said, source_said, warning_groups
 from agentrender._display.values import SHOWN_STEPS
 from agentrender.runfile import Run
 from agentrender.views import (
@@ -1448,4 +1448,89 @@ def test_a_sessions_run_links_and_picker_are_readable_in_light_and_dark(browser:
         page.evaluate("() => { location.hash = '#run=1&step=99'; }")
         page.wait_for_selector(".ar-address-note")
         assert (scheme, "past", page.evaluate(LOW_CONTRAST)) == (scheme, "past", [])
+        page.close()
+
+
+EVAL_LOG = REAL / "inspect" / "METR-inspect-action" / "small.eval"
+"""A real Inspect log of six samples (one task, six epochs), each scored."""
+
+RUN_LIST = """() => [...document.querySelectorAll('.ar-run-list tbody tr')].map(tr =>
+    [...tr.children].map(td => td.innerText))"""
+"""The page's list of its runs: each row's cells, as shown."""
+
+
+@pytest.mark.skipif(not EVAL_LOG.is_file(), reason="the real fixtures are not in this checkout")
+@pytest.mark.parametrize("width", [1200, 420])
+def test_a_page_of_every_sample_of_an_eval_log_opens_each_from_its_list_by_the_keyboard(
+    browser: Any, tmp_path: Path, width: int
+) -> None:
+    """``agentrender html`` of a real Inspect log of six samples writes one page of them all: its list of runs says
+    each sample's number, id, sample id and epoch, steps, how it ended and its score, in ``agentrender runs``' words;
+    from the keyboard (Tab to a row, Enter) each row shows its sample's last view, the row marked as the one shown and
+    the address ``#run=K``, and Back returns to the run before; an address naming sample K at a step opens it there,
+    in a window 420 px wide too. Before, the page held sample 0 alone."""
+    runs = imports.load_runs(EVAL_LOG)
+    path = tmp_path / "eval.html"
+    code, _, _ = run_cli("html", str(EVAL_LOG), "-o", str(path))
+    assert code == 0 and len(runs) == 6
+    page, _, _ = open_page(browser, path)
+    page.set_viewport_size({"width": width, "height": 1000})
+    page.focus(".ar-run-list > summary")
+    page.keyboard.press("Enter")  # the list opens, and is laid out
+    page.wait_for_selector(".ar-run-list tbody tr")
+    expected = [
+        [
+            str(number),
+            run.run_id,
+            source_said(run),
+            str(len(run.steps)),
+            end_said(run.end, run.header)[0],
+            scores_said(run),
+        ]
+        for number, run in enumerate(runs)
+    ]
+    assert page.evaluate(RUN_LIST) == expected
+    assert expected[3][2] == "inspect-ai, sample id default, epoch 4" and expected[3][5] == "score_metr_task 1"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width  # the list scrolls within itself
+    page.screenshot(path=str(_artifacts() / f"page-eval-runs-{width}.png"))
+    for number, run in enumerate(runs):
+        if number:
+            page.focus(".ar-run-list > summary")
+            page.keyboard.press("Enter")
+        for _ in range(number + 1):
+            page.keyboard.press("Tab")  # the rows take the focus, one after the other
+        assert page.evaluate("document.activeElement.dataset.run") == str(number)
+        page.keyboard.press("Enter")
+        assert shown(page, number) == (
+            f"#run={number}&step={len(run.steps)}" if number else "",
+            "conversation",
+            str(len(run.steps)),
+        )
+        assert page.inner_text("#ar-page h1") == f"agentrender · {run.run_id}"
+        assert page.evaluate(TURNS) == expected_turns(Views(run), None)
+        assert page.get_attribute(".ar-run-list tr[aria-current=true]", "data-run") == str(number)
+        assert page.evaluate("document.activeElement.tagName") == "SUMMARY"
+    page.go_back()
+    assert shown(page, 4)[0] == f"#run=4&step={len(runs[4].steps)}"
+    page.close()
+    page, _, _ = open_page(browser, path, "#run=3&step=5")
+    page.set_viewport_size({"width": width, "height": 1000})
+    assert shown(page, 3) == ("#run=3&step=5", "conversation", "5")
+    assert page.evaluate(TURNS) == expected_turns(Views(runs[3]), 5)
+    assert page.input_value("select[aria-label=run]") == "3"
+    page.screenshot(path=str(_artifacts() / f"page-eval-sample-3-{width}.png"))
+
+
+@pytest.mark.skipif(not EVAL_LOG.is_file(), reason="the real fixtures are not in this checkout")
+def test_the_list_of_an_eval_logs_samples_is_readable_in_light_and_dark(browser: Any, tmp_path: Path) -> None:
+    """The list of a page's runs, open, its row of the run shown marked, stands out from its background by WCAG's AA
+    ratio in either colour scheme."""
+    runs = imports.load_runs(EVAL_LOG)
+    path = tmp_path / "eval.html"
+    html.save(runs[0], path, beside=runs, every=True)
+    for scheme in ("light", "dark"):
+        page, _, _ = open_page(browser, path, "#run=2", color_scheme=scheme)
+        page.click(".ar-run-list > summary")
+        page.wait_for_selector(".ar-run-list tr[aria-current=true][data-run='2']")
+        assert (scheme, page.evaluate(LOW_CONTRAST)) == (scheme, [])
         page.close()

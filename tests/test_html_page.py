@@ -273,6 +273,8 @@ def test_the_command_writes_the_page(tmp_path: Path, capsys: pytest.CaptureFixtu
         "run_id": "fix-failing-test",
         "steps": 8,
         "linked_runs": [],
+        "runs": [{"number": 0, "run_id": "fix-failing-test", "steps": 8}],
+        "left_out": [],
     }
     run = samples.load("fix-failing-test")
     assert out.read_text("utf-8") == html.page(run, run.options(recent_results=2))
@@ -362,20 +364,86 @@ def test_every_real_history_makes_a_page_within_the_size_bound(entry: dict[str, 
     assert pages <= 1.3 * path.stat().st_size + FIXED_BYTES * len(runs)
 
 
-def test_the_command_says_which_run_of_several_it_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """For a file of several runs (an Inspect log of four samples), ``--run`` picks one by id or by number, and
-    without it the first is taken and named on stderr, as every command that reads one run says it."""
-    source = Path(__file__).parent / "fixtures" / "inspect" / "arith.eval"
-    runs = imports.load_runs(source)
+ARITH = Path(__file__).parent / "fixtures" / "inspect" / "arith.eval"
+"""An Inspect log of four samples, each scored by two scorers."""
+
+
+def test_the_command_writes_every_run_of_a_file_of_several_on_one_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """For a file of several runs (an Inspect log of four samples), ``agentrender html`` writes one page of every run,
+    numbered as the file's runs are (``html.page(runs[0], beside=runs, every=True)``), says so, and says no "pick
+    another"; ``--run`` picks one by id or by number, names it on stderr, and writes its page alone. Before, the page
+    held the first sample alone."""
+    runs = imports.load_runs(ARITH)
     out = tmp_path / "run.html"
-    assert main(["html", str(source), "-o", str(out), "--width", "200"]) == 0
-    assert f"run 0 of runs 0 to 3: {runs[0].run_id}; pick another with --run" in capsys.readouterr().err
-    assert out.read_text("utf-8") == html.page(runs[0])
-    assert main(["html", str(source), "--run", "2", "-o", str(out), "--width", "200", "--force"]) == 0
+    assert main(["html", str(ARITH), "-o", str(out), "--width", "200"]) == 0
+    said = capsys.readouterr()
+    assert said.err == "" and f"4 runs · {sum(len(run.steps) for run in runs)} steps" in said.out
+    assert out.read_text("utf-8") == html.page(runs[0], beside=runs, every=True) != html.page(runs[0])
+    assert main(["html", str(ARITH), "--run", "2", "-o", str(out), "--width", "200", "--force"]) == 0
     assert f"run 2 of runs 0 to 3: {runs[2].run_id}" in capsys.readouterr().err
     assert out.read_text("utf-8") == html.page(runs[2])
-    assert main(["html", str(source), "--run", runs[3].run_id, "-o", str(out), "--force"]) == 0
+    assert main(["html", str(ARITH), "--run", runs[3].run_id, "-o", str(out), "--force"]) == 0
     assert out.read_text("utf-8") == html.page(runs[3])
+
+
+def test_the_command_says_which_runs_past_max_runs_it_left_out_and_how_to_write_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--max-runs N`` puts a file's first N runs on the page; stderr says how many runs the file holds, which the
+    page left out and the options that write them, the terminal counts them, and ``--json`` lists the runs written
+    and those left out, by number and id. Nothing is left out silently."""
+    runs = imports.load_runs(ARITH)
+    out = tmp_path / "run.html"
+    assert main(["html", str(ARITH), "-o", str(out), "--max-runs", "2", "--width", "300"]) == 0
+    said = capsys.readouterr()
+    assert said.err == (
+        f"agentrender: {ARITH}: holds 4 runs: the page holds runs 0 to 1 (--max-runs 2) and leaves out runs 2 to 3; "
+        "write them all with --max-runs 4, or one with --run N (agentrender runs lists them)\n"
+    )
+    assert f"2 runs · {len(runs[0].steps) + len(runs[1].steps)} steps · 2 runs left out" in said.out
+    assert out.read_text("utf-8") == html.page(runs[0], beside=runs[:2], every=True)
+    code, printed, err = run_cli("html", str(ARITH), "-o", str(out), "--max-runs", "3", "--force", "--json")
+    assert code == 0 and "the page holds runs 0 to 2 (--max-runs 3) and leaves out run 3;" in err
+    facts = json.loads(printed)
+    assert facts["runs"] == [{"number": n, "run_id": runs[n].run_id, "steps": len(runs[n].steps)} for n in range(3)]
+    assert facts["left_out"] == [{"number": 3, "run_id": runs[3].run_id}]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as refused:
+        main(["html", str(ARITH), "-o", str(out), "--max-runs", "0", "--force"])
+    assert refused.value.code == 2 and "argument --max-runs: expected 1 or more, got 0" in capsys.readouterr().err
+
+
+def test_the_html_help_names_the_default_bound_on_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """``html --help`` says the most runs a page holds unless told, the number the command uses (``MAX_RUNS``)."""
+    with pytest.raises(SystemExit):
+        main(["html", "--help"])
+    assert f"its first N; stderr says which it left out (default: {html.MAX_RUNS})" in " ".join(
+        capsys.readouterr().out.split()
+    )
+
+
+def test_a_page_of_every_sample_says_each_ones_sample_epoch_steps_end_and_score() -> None:
+    """A page of every sample of an Inspect log lists each run in ``agentrender runs``' words (its id, where in its
+    source it comes from: the sample's id and epoch, how it ended) with its steps and its score, each scorer by
+    name; a run no source scored says none. Before, the page's runs said their id and role alone."""
+    runs = imports.load_runs(ARITH)
+    facts = html.payload(runs[0], beside=runs, every=True)
+    assert len(facts["beside"]) == 3 and facts["run_steps"] == [len(run.steps) for run in runs]
+    said = [[words(facts, number) for number in run] for run in facts["runs"]]
+    source = runs[1].header["source"]
+    assert said[1] == [
+        runs[1].run_id,
+        "",
+        f"inspect-ai, sample id {source['sample_id']}, epoch {source['epoch']}",
+        "completed",
+        ", ".join(f"{name} {score['value']}" for name, score in source["scores"].items()),
+    ]
+    assert said[1][4].startswith("includes ")
+    assert [
+        words(each, number) for each in [html.payload(samples.load("fix-failing-test"))] for number in each["runs"][0]
+    ][4] == ""
 
 
 def test_a_run_whose_model_call_does_not_know_its_tries_says_so_beside_its_calls(tmp_path: Path) -> None:
@@ -416,7 +484,7 @@ def test_a_sessions_page_holds_the_sub_agent_a_step_started_linked_both_ways() -
     assert html.linked(session, runs) == [agent] and html.linked(agent, runs) == [session]
     facts = html.payload(session, beside=runs)
     use = agent.header["source"]["parent"]["tool_use_id"]
-    assert [[words(facts, run_id), words(facts, role)] for run_id, role in facts["runs"]] == [
+    assert [[words(facts, run_id), words(facts, role)] for run_id, role, *_ in facts["runs"]] == [
         [session.run_id, "started 1 sub-agent"],
         [agent.run_id, f"sub-agent, from step 2 of {session.run_id}"],
     ]

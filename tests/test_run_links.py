@@ -111,7 +111,7 @@ def test_the_page_and_runs_say_what_a_run_is_to_the_others_in_one_wording() -> N
     ]
     facts = html.payload(main, beside=runs)
     table = facts["texts"]
-    assert [table[role] for _, role in facts["runs"]] == [link_role(run.links) for run in (main, sub, fork)]
+    assert [table[role] for _, role, *_ in facts["runs"]] == [link_role(run.links) for run in (main, sub, fork)]
 
 
 def test_runs_says_what_each_run_is_to_the_others() -> None:

@@ -49,6 +49,7 @@ __all__ = [
     "retries",
     "retries_said",
     "run_facts_said",
+    "scores_said",
     "shown_path",
     "source_said",
     "started_parts",
@@ -118,6 +119,24 @@ def source_said(run: Any) -> str:
     meta = source.get("meta")  # what Claude Code wrote of a sub-agent beside its transcript
     if isinstance(meta, dict) and isinstance(meta.get("description"), str) and meta["description"]:
         said.append(f"“{meta['description']}”")
+    return ", ".join(said)
+
+
+def scores_said(run: Any) -> str:
+    """How an imported sample was scored, in a few words: each scorer's name and value as its source logged it (an
+    Inspect sample's ``scores``: ``match C``, ``score_metr_task 1``; a value that is no number or text, as compact
+    JSON), ``", "`` between them; ``""`` for a run its source scored not (a tau-bench task says its reward in how it
+    ended, ``end_said``). The offline page's list of its runs says it beside each, where a reader picks the sample
+    that failed. ``run`` is read by its ``header``."""
+    source = run.header.get("source")
+    scores = source.get("scores") if isinstance(source, dict) else None
+    if not isinstance(scores, dict):
+        return ""
+    said = []
+    for name, score in scores.items():
+        value = score.get("value") if isinstance(score, dict) else score
+        shown = value if isinstance(value, str) and value else display(value, indent=None)
+        said.append(f"{name} {shown if len(shown) <= 60 else shown[:59] + '…'}")
     return ", ".join(said)
 
 

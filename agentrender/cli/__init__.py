@@ -552,11 +552,15 @@ each captured reply and the decision render.decide makes of it, and the run's wa
 needs no network, no server and no kernel: open it from disk in any browser, attach it to a
 bug report or a pull request. An imported run shows as sent, with the view under the contract
 (--recent-results/--result-bytes, default the contract's) as a toggle. Add #step=K to the
-page's address to open it at step K, or write it with --at K. The runs of RUN's file linked to
-the run (a Claude Code session's sub-agents, or the session of a sub-agent) are on the page
-too: the step that started one says which run it was and opens it, and a run picker lists them.
+page's address to open it at step K, or write it with --at K. A file of several runs (an eval
+log's samples, tau-bench's tasks, a session and its sub-agents) is one page of all of them, up
+to --max-runs: a list of its runs says each one's sample and epoch, steps, how it ended and its
+score, and opens it; #run=N opens run N, numbered as agentrender runs numbers them. With --run,
+the page holds that run and the runs linked to it (a session's sub-agents, a sub-agent's
+session): the step that started one says which run it was and opens it.
 
   agentrender html fix-failing-test -o run.html
+  agentrender html log.eval -o eval.html
   agentrender html log.eval --run 2 -o sample-2.html""",
     )
     page.add_argument("run", metavar="RUN", help=_RUN)
@@ -570,7 +574,21 @@ too: the step that started one says which run it was and opens it, and a run pic
         help="the view the page opens at, as show --at K (an address's #step=K opens another); default: after the "
         "last step",
     )
-    _run_option(page)
+    page.add_argument(
+        "--run",
+        dest="which",
+        metavar="ID|N",
+        help="of several runs (an eval log's samples, a session's sub-agents), the one run to write, with the runs "
+        "linked to it: its run id, or its number counted from 0 (agentrender runs FILE lists them); default: every "
+        "run of the file, up to --max-runs",
+    )
+    page.add_argument(
+        "--max-runs",
+        type=_positive,
+        metavar="N",
+        help="the most runs of a file of several to put on the page, its first N; stderr says which it left out "
+        "(default: 100)",
+    )
     _window_options(page)
 
     command(

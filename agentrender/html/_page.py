@@ -35,6 +35,8 @@ from agentrender._display.said import (
     link_role,
     parent_said,
     run_facts_said,
+    scores_said,
+    source_said,
     started_said,
     tools_said,
     turn_uses,
@@ -80,6 +82,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KEYED_STEPS",
+    "MAX_RUNS",
     "PAGE_FORMAT",
     "PART_STEPS",
     "SHORT_TEXT",
@@ -90,11 +93,16 @@ __all__ = [
     "save",
 ]
 
-PAGE_FORMAT = "agentrender.page/4"
+PAGE_FORMAT = "agentrender.page/5"
 """The version of the payload a page carries (its ``format``): 3 added the runs linked to the first (``runs``,
 ``parent``, ``started``) and what each reply was to its step; 4 left out the legend of every view
 (``legend_kinds``, ``legend_marks``) for a block's flag 4 (the model did not see part of it): the page's legend is the
-view's on screen, read off the blocks it draws."""
+view's on screen, read off the blocks it draws; 5 said more of each run of the page (``runs``: where in its source it
+comes from, how it ended and how it was scored; ``run_steps``), for the list of its runs a reader picks one from."""
+MAX_RUNS = 100
+"""The most runs of a file ``agentrender html`` puts on one page unless told (``--max-runs``): a page of a real Inspect
+log weighs about 75 kB, and each run adds about 5 kB and 1.7 kB a step (``bench/bench_page.py --log``), so that 100
+samples of 13 steps make a page of some 2 MB and 800 of 17 MB; the runs past it are said, with how to write them."""
 TEXT_CHUNK = 512
 """How many texts one of the page's text elements holds (a power of two)."""
 SHORT_TEXT = 120
@@ -612,16 +620,31 @@ def _options_of(run: Run, options: Options | None) -> Options | None:
     return run.options(recent_results=options.recent_results, result_bytes=options.result_bytes)
 
 
+def _on_the_page(run: Run, beside: Sequence[Run], every: bool) -> list[Run]:
+    """The runs of the page: ``run``, then those of ``beside`` linked to it (``linked``), or with ``every`` each run
+    of ``beside`` but ``run``, in ``beside``'s order (a page of every sample of an eval log, numbered as the file's
+    runs are when ``run`` is its first)."""
+    return [run, *([other for other in beside if other is not run] if every else linked(run, beside))]
+
+
+def _run_said(run: Run, texts: _Texts) -> list[int]:
+    """What the page's list of its runs says of one, as ``agentrender runs`` says it (its id, what it is to the runs
+    it is linked to, where in its source it comes from, how it ended), and how it was scored (``scores_said``)."""
+    end, _ = end_said(run.end, run.header)
+    said = (run.run_id or "run", link_role(run.links), source_said(run), end, scores_said(run))
+    return [texts(words) for words in said]
+
+
 def _all_built(
-    run: Run, options: Options | None, beside: Sequence[Run]
+    run: Run, options: Options | None, beside: Sequence[Run], every: bool = False
 ) -> tuple[dict[str, Any], list[dict[str, Any]], list[tuple[str, int]], _Texts]:
-    """The facts of the page's first run and of each other run (``linked``), the order their parts were made
+    """The facts of the page's first run and of each other run (``_on_the_page``), the order their parts were made
     in, and the texts they share: the first run's are made first, its element ids as they always were (``ar-``),
     each other's after it with ids of their own (``ar-sN-``)."""
-    runs = [run, *linked(run, beside)]
+    runs = _on_the_page(run, beside, every)
     texts = _Texts()
     # the runs' words first: the page reads them before it shows the first view, with that view's texts
-    said = [[texts(each.run_id or "run"), texts(link_role(each.links))] for each in runs]
+    said = [_run_said(each, texts) for each in runs]
     numbers = {each.run_id: number for number, each in enumerate(runs) if each.run_id}
     first, order = _built(run, options, texts, "ar-", numbers)
     others = []
@@ -629,22 +652,26 @@ def _all_built(
         facts, made = _built(other, _options_of(other, options), texts, f"ar-s{number}-", numbers)
         others.append(facts)
         order += made
-    first["runs"] = said
+    first["runs"], first["run_steps"] = said, [len(each.steps) for each in runs]
     return first, others, order, texts
 
 
-def payload(run: Run, options: Options | None = None, *, beside: Sequence[Run] = ()) -> dict[str, Any]:
+def payload(
+    run: Run, options: Options | None = None, *, beside: Sequence[Run] = (), every: bool = False
+) -> dict[str, Any]:
     """The facts the page shows, as plain JSON values (see the module's docstring for the layout).
 
     ``options`` default to ``run.options()``. For an imported run the page shows its view as sent
     and, as a toggle, the same history under ``options`` (the contract's window and cap when
     ``options`` are not given, or replay what was sent). ``beside``: the other runs of the run's
     file (a Claude Code session's sub-agents, or the session of a sub-agent's run); those linked to
-    it are on the page too (``runs``: each run's id and what it is; ``beside``: the facts of each
-    but the first, their texts in the one ``texts``), and each link names its run by its number
-    among them (``parent``, ``started``).
+    it are on the page too, or with ``every`` each of them, in their order (an eval log's samples):
+    ``runs``: each run's id, what it is to the runs it is linked to, where in its source it comes
+    from, how it ended and how it was scored (``scores_said``), and ``run_steps`` its steps;
+    ``beside``: the facts of each but the first, their texts in the one ``texts``. Each link names
+    its run by its number among them (``parent``, ``started``).
     """
-    first, others, _, texts = _all_built(run, options, beside)
+    first, others, _, texts = _all_built(run, options, beside, every)
     return {**first, "beside": others, "texts": texts.table}
 
 
@@ -658,7 +685,14 @@ def _packed(value: Any) -> str:
     return base64.b64encode(gzip.compress(msgspec.json.encode(value), compresslevel=3, mtime=0)).decode("ascii")
 
 
-def page(run: Run, options: Options | None = None, *, at: int | None = None, beside: Sequence[Run] = ()) -> str:
+def page(
+    run: Run,
+    options: Options | None = None,
+    *,
+    at: int | None = None,
+    beside: Sequence[Run] = (),
+    every: bool = False,
+) -> str:
     """The page of ``run``: one self-contained HTML document (see ``payload`` for ``options``), opened at the view
     at step ``at`` (checked as ``Views.at`` checks it) when its address names no step (``#step=K``), else at the
     view after the last step.
@@ -668,11 +702,12 @@ def page(run: Run, options: Options | None = None, *, at: int | None = None, bes
     last view's. The page's script comes right after the last view's parts and texts: a browser runs it, and
     shows that view, while it still reads the rest of the file; a part or a chunk is read when first shown.
 
-    ``beside`` (see ``payload``): the runs linked to ``run`` are on the page too, each after it, its facts in an
-    element of its own (``ar-sN-payload``) before its parts; the page opens on ``run``, and a step's link, or the
-    page's run picker, shows another (``#run=N&step=K`` in the address opens run N of the page at step K).
+    ``beside`` (see ``payload``): the runs linked to ``run`` are on the page too (with ``every``, each run of
+    ``beside``), each after it, its facts in an element of its own (``ar-sN-payload``) before its parts; the page
+    opens on ``run``, and a step's link, the page's run picker or its list of runs shows another (``#run=N&step=K``
+    in the address opens run N of the page at step K).
     """
-    facts, others, order, shared = _all_built(run, options, beside)
+    facts, others, order, shared = _all_built(run, options, beside, every)
     facts["at"] = run.checked_at(at)
     texts = shared.table
     values: dict[str, Any] = {}
@@ -723,8 +758,10 @@ def save(
     *,
     at: int | None = None,
     beside: Sequence[Run] = (),
+    every: bool = False,
 ) -> None:
     """Write the page of ``run`` to ``path`` (UTF-8), to open from ``file://`` in any browser; ``at``: the step it
-    opens at, ``beside``: the other runs of its file, those linked to it on the page too (``page``)."""
+    opens at, ``beside``: the other runs of its file, those linked to it on the page too, or with ``every`` each of
+    them (``page``): ``html.save(runs[0], path, beside=runs, every=True)`` writes every sample of an eval log."""
     with open(path, "w", encoding="utf-8", newline="\n") as file:
-        file.write(page(run, options, at=at, beside=beside))
+        file.write(page(run, options, at=at, beside=beside, every=every))

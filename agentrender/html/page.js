@@ -929,6 +929,7 @@
   const picker = el("select");
   picker.setAttribute("aria-label", "run");
   picker.addEventListener("change", () => showRun(Number(picker.value), null, true, null));
+  // each run's number beside its id, as the list of runs and agentrender runs number them (--run N)
   // what the page says of an address it did not hold, until the reader moves on
   const note = el("div", "ar-address-note");
   note.setAttribute("role", "status");
@@ -964,7 +965,9 @@
         }
         current = explorer(data, number, root, stop, tab);
         picker.value = String(number);
+        markRun(number);
         root.dataset.run = String(number);
+        if (refocus !== null) { refocus.focus(); refocus = null; }
         landed(asked, number, at, last, across);
         if (root.dataset.ready === undefined) {
           root.dataset.began = String(began);
@@ -1000,20 +1003,82 @@
     });
   }
 
+  // the list of the page's runs, folded under its count: each run's number, id (and what it is to the runs it is
+  // linked to), where in its source it comes from (an eval's sample and epoch), steps, how it ended and its score, in
+  // Python's words (agentrender runs'); a column no run has a word in is left out. It is laid out when first opened,
+  // so that a page of many runs shows its first view in what that view costs. A row shows its run, by the mouse or by
+  // the keyboard (it takes the focus, and opens on Enter or Space, as a row of the steps table does), and folds the
+  // list, the focus back on its count
+  const runRows = [];
+  let refocus = null;  // what has the focus once the run picked is shown: the run bar is laid out anew
+  function markRun(number) {
+    runRows.forEach((tr, at) => {
+      tr.classList.toggle("ar-current", at === number);
+      if (at === number) tr.setAttribute("aria-current", "true"); else tr.removeAttribute("aria-current");
+    });
+  }
+  function runList() {
+    const list = el("details", "ar-run-list");
+    const count = el("summary", "", plural(first.runs.length, "run") + " on this page");
+    list.appendChild(count);
+    list.addEventListener("toggle", () => {
+      if (list.open && runRows.length === 0) {
+        list.appendChild(runTable(list, count));
+        markRun(current === null ? 0 : current.number);
+      }
+    });
+    return list;
+  }
+  function runTable(list, count) {
+    const columns = [["#", null], ["run", 0], ["from", 2], ["steps", null], ["how it ended", 3], ["score", 4]]
+      .filter(([, at]) => at === null || first.runs.some((said) => said[at] !== 0));
+    const grid = el("table");
+    const head = el("tr");
+    for (const [name] of columns) head.appendChild(el("th", "", name));
+    grid.appendChild(el("thead")).appendChild(head);
+    const body = grid.appendChild(el("tbody"));
+    first.runs.forEach((said, number) => {
+      const tr = el("tr", "ar-row");
+      tr.dataset.run = String(number);
+      for (const [name, at] of columns) {
+        if (name === "#") tr.appendChild(el("td", "ar-number", String(number)));
+        else if (name === "steps") tr.appendChild(el("td", "ar-number", n(first.run_steps[number])));
+        else {
+          const td = text(said[at], "td");
+          if (at === 0 && said[1] !== 0) { td.appendChild(el("br")); td.appendChild(text(said[1], "span", "ar-muted")); }
+          tr.appendChild(td);
+        }
+      }
+      const open = () => {
+        list.open = false;
+        count.focus();
+        if (current === null || current.number !== number) { refocus = count; showRun(number, null, true, null); }
+      };
+      tr.tabIndex = 0;
+      tr.addEventListener("click", open);
+      tr.addEventListener("keydown", (event) => {
+        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); open(); }
+      });
+      runRows.push(tr);
+      body.appendChild(tr);
+    });
+    return grid;
+  }
+
   // the first view: the run and step the address names, else the first run at the step it was saved at, else after
   // its last step
   const opening = named();
   loaded(numbersIn(first.runs)).then(() => {
     if (first.runs.length > 1) {  // a run picker: each run's id and what it is, in Python's words
       first.runs.forEach(([id, role], number) => {
-        const option = el("option", "", plain(id) + (role ? " \u00b7 " + plain(role) : ""));
+        const option = el("option", "", number + ": " + plain(id) + (role ? " \u00b7 " + plain(role) : ""));
         option.value = String(number);
         picker.appendChild(option);
       });
       const label = el("label", "", "run ");
       label.appendChild(picker);
       runBar.appendChild(label);
-      runBar.appendChild(el("span", "ar-muted", plural(first.runs.length, "run") + " on this page"));
+      runBar.appendChild(runList());
       root.appendChild(runBar);
     }
     if (opening === null) showRun(0, null, false, null);
