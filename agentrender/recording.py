@@ -175,8 +175,8 @@ class _Recorder:
         self.lock = threading.RLock()
         self.closed = False
         # a process that exits without closing the client closes the recording (a killed one cannot): weakly, so that
-        # the recorder of a client let go of is not kept until then
-        self.at_exit = functools.partial(_close_at_exit, weakref.ref(self))
+        # the recorder of a client let go of is not kept until then; a child forked from it leaves it to the parent
+        self.at_exit = functools.partial(_close_at_exit, weakref.ref(self), os.getpid())
         atexit.register(self.at_exit)
         gone_on = _gone_on(os.fspath(path), run_id, compress) if append else None
         if gone_on is not None:
@@ -294,16 +294,18 @@ class _Recorder:
     def close(self, reason: str = "the agent closed the recorded client") -> None:
         """Close the recording, its last record an ``end`` saying ``reason`` (the first close writes it)."""
         with self.lock:
-            if not self.closed:
-                self.writer.write({"type": "end", "status": CLOSED, "reason": reason, "at": _now()})
-                atexit.unregister(self.at_exit)
-            self.closed = True
-            self.writer.close()
+            was_closed, self.closed = self.closed, True
+            try:
+                if not was_closed:
+                    atexit.unregister(self.at_exit)
+                    self.writer.write({"type": "end", "status": CLOSED, "reason": reason, "at": _now()})
+            finally:
+                self.writer.close()
 
 
-def _close_at_exit(recorder: weakref.ref[_Recorder]) -> None:
-    """Close the recording of ``recorder`` (if it is still there) as its process exits."""
-    if (alive := recorder()) is not None:
+def _close_at_exit(recorder: weakref.ref[_Recorder], pid: int) -> None:
+    """Close the recording of ``recorder`` (if it is still there) as its process, ``pid``, exits."""
+    if (alive := recorder()) is not None and os.getpid() == pid:
         alive.close("the agent's process exited without closing the recorded client")
 
 
