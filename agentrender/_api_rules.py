@@ -93,10 +93,12 @@ def wire_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
 
 def step_decided(messages: Any) -> int:
     """The step a request's ``messages`` decide: how many assistant turns they hold before the reply. A last
-    assistant message is a prefill, the start of the reply's own turn (the reply continues its text), not a turn."""
+    assistant message is a prefill, the start of the reply's own turn (the reply continues its text), not a turn;
+    assistant messages in a row are one turn, as the API combines consecutive turns of one role."""
     if not isinstance(messages, list):
         return 0
-    turns = sum(1 for message in messages if isinstance(message, Mapping) and message.get("role") == "assistant")
+    roles = [message.get("role") if isinstance(message, Mapping) else None for message in messages]
+    turns = sum(1 for i, role in enumerate(roles) if role == "assistant" and (i == 0 or roles[i - 1] != "assistant"))
     return turns - (prefill_of(messages) is not None)
 
 

@@ -30,6 +30,9 @@ then per call
   or ``ValueError`` for the arguments, a middleware of the agent's that raised before the request
   went out), whose ``request`` is the body its arguments make. The error itself is raised unchanged.
 
+and, last, the ``end`` it was closed with (``"status": "closed"``; the header's ``source`` says ``"writes_end": true``):
+a recording without one was cut short, and its import says so.
+
 The SDK's retries happen inside a call: ``latency_ms`` counts them all, and both records hold, as
 ``retried``, each HTTP try before the last, which failed and the SDK tried again: ``at_ms`` (when it
 began, after the call began), ``latency_ms`` and its ``error`` (as a call's); of a call interrupted as the SDK
@@ -63,7 +66,9 @@ This module imports no third-party package: it works on the client it is given, 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import gzip
 import inspect
 import json
@@ -73,6 +78,7 @@ import tempfile
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from datetime import UTC, datetime
@@ -80,6 +86,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from agentrender._api_rules import step_decided
+from agentrender._display.said import WRITES_END
 from agentrender._stream import StreamedReply
 from agentrender.runfile import FORMAT_SENT, RunWriter
 from agentrender.runfile.lines import GZIP_MAGIC, StreamError, decode_line, gzip_lines
@@ -90,6 +97,8 @@ SOURCE_FORMAT = "anthropic-record"
 """The ``source.format`` of a recording's run header."""
 MODEL_CALL_ERROR = "model_call_error"
 """The record type of a call that gave no complete reply."""
+CLOSED = "closed"
+"""The ``status`` of a recording's ``end`` record: the recorded client was closed, or its process exited."""
 
 ClientT = TypeVar("ClientT")
 
@@ -127,13 +136,17 @@ def record(
     its header; ``run_id`` defaults to the file's name without
     its extensions, ``compress`` to whether the name ends in ``.gz`` in any case. ``append=True`` goes on with the
     recording already at ``path`` (an agent resumed in a new process): its header and calls are kept, and the calls
-    made now are written after them (a gzip recording a killed process left, its stream without its end, is first
-    written again whole, its lines as they were); a file that is no recording, or whose last line a killed process
+    made now are written after them (the ``end`` record it was closed with removed, as the recording goes on; a gzip
+    recording a killed process left, its stream without its end, is first written again whole, its lines as they
+    were); a file that is no recording, or whose last line a killed process
     cut short, or another ``run_id`` or ``compress`` than the recording's, is a ``ValueError`` naming the file and
     line, and the file is left as it was. No file there, or an empty one, is a new recording. Closing the client (or
     leaving its ``with`` block) closes the file: a call that ends after it (a reply or an error that comes once
     another thread or task of the agent's closed the client, a stream the agent reads, closes, or lets go of then) is
     not recorded, and a ``RuntimeWarning`` names it; the agent gets its reply or the SDK's error all the same. The
+    file's last record is then an ``end`` (``status`` ``"closed"``), written too when the process exits without
+    closing the client: a recording without one was cut short (its process killed) or is still being written, and
+    its import says so. The
     client returned is typed as the one given, to keep the agent's code checked as it was, but it is a wrapper:
     ``isinstance`` against the SDK's classes is false for it.
     """
@@ -161,20 +174,24 @@ class _Recorder:
         # allocates) writes its record then, before the one being written, where a lock would wait for itself.
         self.lock = threading.RLock()
         self.closed = False
+        # a process that exits without closing the client closes the recording (a killed one cannot): weakly, so that
+        # the recorder of a client let go of is not kept until then; a child forked from it leaves it to the parent
+        self.at_exit = functools.partial(_close_at_exit, weakref.ref(self), os.getpid())
+        atexit.register(self.at_exit)
         gone_on = _gone_on(os.fspath(path), run_id, compress) if append else None
         if gone_on is not None:
             self.writer = RunWriter(path, append=True, compress=gone_on)
             return
         self.writer = RunWriter(path, compress=compress)
         name = Path(os.fspath(path)).name
-        source: dict[str, Any] = {"format": SOURCE_FORMAT, "client": type(client).__name__}
+        source: dict[str, Any] = {"format": SOURCE_FORMAT, "client": type(client).__name__, WRITES_END: True}
         sdk = _sdk_version(client)
         if sdk:
             source["sdk_version"] = sdk
         self.writer.header(
             run_id=run_id or name.split(".")[0] or name,
             format=FORMAT_SENT,
-            started_at=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            started_at=_now(),
             source=source,
         )
 
@@ -274,10 +291,26 @@ class _Recorder:
             self.writer.write(entry)
             return True
 
-    def close(self) -> None:
+    def close(self, reason: str = "the agent closed the recorded client") -> None:
+        """Close the recording, its last record an ``end`` saying ``reason`` (the first close writes it)."""
         with self.lock:
-            self.closed = True
-            self.writer.close()
+            was_closed, self.closed = self.closed, True
+            try:
+                if not was_closed:
+                    atexit.unregister(self.at_exit)
+                    self.writer.write({"type": "end", "status": CLOSED, "reason": reason, "at": _now()})
+            finally:
+                self.writer.close()
+
+
+def _close_at_exit(recorder: weakref.ref[_Recorder], pid: int) -> None:
+    """Close the recording of ``recorder`` (if it is still there) as its process, ``pid``, exits."""
+    if (alive := recorder()) is not None and os.getpid() == pid:
+        alive.close("the agent's process exited without closing the recorded client")
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 _Line = tuple[str, int, dict[str, Any]]
@@ -343,15 +376,27 @@ def _gone_on(path: str, run_id: str | None, compress: bool | None) -> bool | Non
             "a process killed while writing it leaves it: append=True would bury it inside the file, where an import "
             "stops; remove that line (the calls before it stand), or record to another file"
         )
-    if notes:  # a stream with no end: what follows it would not be read
+    closed = _is_end(lines[-1])  # the end the recording was closed with: it goes on, so that was not its end
+    if closed and not compressed:
+        os.truncate(path, os.path.getsize(path) - len(lines[-1]))
+    elif notes or closed:  # a stream with no end (what follows it would not be read), or with the end record
         folder = os.path.dirname(os.path.abspath(path))
         with (
             tempfile.NamedTemporaryFile(dir=folder, delete=False) as kept,
             gzip.GzipFile(filename="", mode="wb", fileobj=kept, mtime=0) as stream,
         ):
-            stream.writelines(lines)
+            stream.writelines(lines[:-1] if closed else lines)
         os.replace(kept.name, path)
     return compressed
+
+
+def _is_end(line: bytes) -> bool:
+    """Whether ``line`` is an ``end`` record (a recording's last, written as it was closed)."""
+    try:
+        record = decode_line(line.decode("utf-8"))
+    except ValueError:
+        return False
+    return isinstance(record, dict) and record.get("type") == "end"
 
 
 def _sdk_version(client: Any) -> str:

@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 
 from agentrender import ContentBlock, Decision, ModelResponse, load_run, render, write_run
 from agentrender._api_rules import message_problems
+from agentrender._display.said import NO_END_IMPORTED, NO_END_RECORDED, end_said
 from agentrender._json import MAX_DEPTH, decode_failure
 from agentrender._types import check_block
 from agentrender.imports import first_line_summary, from_anthropic, load
+from agentrender.imports.anthropic import request_key
 from agentrender.imports.conversation import loads, read_json_values
 from agentrender.runfile import Run, RunFileError
 from agentrender.runfile.write import header_with_warnings
@@ -362,18 +364,6 @@ def test_a_field_of_the_wrong_type_is_one_error_naming_file_line_and_field(
 
 
 TURNS = [
-    (
-        [{"role": "user", "content": "a"}, {"role": "user", "content": "b"}],
-        "messages[1].role: two user turns in a row (messages[0] and [1])",
-    ),
-    (
-        [
-            {"role": "user", "content": "a"},
-            {"role": "assistant", "content": "b"},
-            {"role": "assistant", "content": "c"},
-        ],
-        "messages[2].role: two assistant turns in a row",
-    ),
     ([{"role": "assistant", "content": "a"}], "messages[0].role: a conversation starts with a user turn"),
     ([], "messages: the conversation has no messages"),
 ]
@@ -381,11 +371,138 @@ TURNS = [
 
 @pytest.mark.parametrize(("messages", "what"), TURNS)
 def test_turns_that_do_not_alternate_are_one_error(tmp_path: Path, messages: list[Any], what: str) -> None:
-    """Two turns of one role in a row, an assistant first, no messages: one error naming the message."""
+    """An assistant first, no messages: one error naming the message."""
     source = in_file(tmp_path, "convo.json", json.dumps({"messages": messages}))
     with pytest.raises(RunFileError) as caught:
         load(source)
     assert str(caught.value).startswith(f"{source}:1: {what}")
+
+
+def _text(text: str) -> dict[str, str]:
+    return {"type": "text", "text": text}
+
+
+def test_turns_of_one_role_in_a_row_are_combined_as_the_api_combines_them(tmp_path: Path) -> None:
+    """Two user turns and two assistant turns in a row, which the API takes and combines into one turn each, import
+    as those combined turns, each turn's blocks in order, with a warning at each joined turn's line and field (before,
+    the file was an error: nothing of it could be read)."""
+    messages = [
+        {"role": "user", "content": "a"},
+        {"role": "user", "content": [_text("b")]},
+        {"role": "assistant", "content": "c"},
+        {"role": "assistant", "content": [_text("d")]},
+        {"role": "user", "content": "e"},
+    ]
+    source = in_file(tmp_path, "convo.json", json.dumps({"model": "m", "max_tokens": 9, "messages": messages}))
+    run = load(source)
+    assert [(warning.line, warning.text) for warning in run.warnings] == [
+        (
+            1,
+            f"messages[{i}].role: two {role} turns in a row (messages[{i - 1}] and [{i}]): combined into one turn, as "
+            "the Messages API combines consecutive turns of one role; each turn's blocks are kept, in order",
+        )
+        for i, role in [(1, "user"), (3, "assistant")]
+    ]
+    view = [message.to_dict() for message in render.messages(run.step_input(None), run.options())]
+    assert view == [
+        {"role": "user", "content": [_text("a"), _text("b")]},
+        {"role": "assistant", "content": [_text("c"), _text("d")]},
+        {"role": "user", "content": [_text("e")]},
+    ]
+
+
+def test_a_paused_turn_continued_as_a_turn_of_its_own_is_one_step(tmp_path: Path) -> None:
+    """A log whose agent sent a pause_turn reply back to be continued, then appended the continuation as an assistant
+    turn of its own (two in a row, as the API takes them): one step of both replies' blocks, decided by both calls,
+    the warning at the line and field of the call that sent them, and each call's replay key the one of what it sent
+    (before, the log was an error)."""
+    asked = {"role": "user", "content": "Weather?"}
+    paused = [_text("Searching.")]
+    then = [_text("It is sunny.")]
+    reply = {"type": "message", "role": "assistant", "model": "m"}
+    requests = [
+        {"model": "m", "max_tokens": 9, "messages": [asked]},
+        {"model": "m", "max_tokens": 9, "messages": [asked, {"role": "assistant", "content": paused}]},
+        {
+            "model": "m",
+            "max_tokens": 9,
+            "messages": [
+                asked,
+                {"role": "assistant", "content": paused},
+                {"role": "assistant", "content": then},
+                {"role": "user", "content": "Thanks."},
+            ],
+        },
+    ]
+    replies = [
+        {**reply, "id": "msg_0", "content": paused, "stop_reason": "pause_turn"},
+        {**reply, "id": "msg_1", "content": then, "stop_reason": "end_turn"},
+        {**reply, "id": "msg_2", "content": [_text("Bye.")], "stop_reason": "end_turn"},
+    ]
+    lines = [
+        json.dumps({"request": request, "response": answer}) for request, answer in zip(requests, replies, strict=True)
+    ]
+    run = load(in_file(tmp_path, "calls.jsonl", "\n".join(lines) + "\n"))
+    assert [warning.text for warning in run.warnings if warning.line == 3] == [
+        "request.messages[2].role: two assistant turns in a row (messages[1] and [2]): combined into one turn, as the "
+        "Messages API combines consecutive turns of one role; each turn's blocks are kept, in order"
+    ]
+    assert [call.step for call in run.model_calls] == [0, 0, 1]
+    assert [step.index for step in run.steps] == [0, 1]
+    view = [message.to_dict() for message in render.messages(run.step_input(1), run.options())]
+    assert view[1] == {"role": "assistant", "content": [*paused, *then]}
+    assert [call.record["request_key"] for call in run.model_calls] == [request_key(r) for r in requests]
+
+
+_CLOSED = {
+    "type": "end",
+    "status": "closed",
+    "reason": "the agent closed the recorded client",
+    "at": "2026-12-07T10:00:01Z",
+}
+
+
+@pytest.mark.parametrize(
+    ("writes_end", "end", "said"),
+    [
+        (True, _CLOSED, "closed: the agent closed the recorded client"),
+        (True, None, NO_END_RECORDED),
+        (False, None, NO_END_IMPORTED),
+    ],
+    ids=["closed", "cut-short", "older-recorder"],
+)
+def test_a_recording_says_whether_it_was_closed_or_cut_short(
+    tmp_path: Path, writes_end: bool, end: dict[str, Any] | None, said: str
+) -> None:
+    """A recording's end record is the run's end; a recording whose header says its recorder writes one and that has
+    none was cut short (its process killed): a warning at its last line and the run's end in the words of a recorded
+    run with no end; one of an older recorder, which wrote none, reads as it did (before, the end record was warned of
+    as no call of the recording, and a recording cut short read as one closed)."""
+    source = {"format": "anthropic-record", "client": "Anthropic", **({"writes_end": True} if writes_end else {})}
+    call = {
+        "type": "model_call",
+        "step": 0,
+        "request": {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "Hi."}]},
+        "response": {"type": "message", "role": "assistant", "model": "m", "id": "msg_0", "content": [_text("Hello.")]},
+    }
+    header = {"type": "run", "format": "agentrender.run/2", "run_id": "r", "source": source}
+    records = [header, call, *([end] if end else [])]
+    path = in_file(tmp_path, "r.jsonl", "".join(json.dumps(record) + "\n" for record in records))
+    run = load(path)
+    assert run.end == end
+    assert end_said(run.end, run.header) == (said, False)
+    cut = [(warning.line, warning.text) for warning in run.warnings]
+    assert cut == (
+        [
+            (
+                2,
+                "the recording has no end record, which agentrender.record writes as the recording is closed: the run "
+                "was still going, or its process died (killed while recording); every call it recorded is here",
+            )
+        ]
+        if writes_end and end is None
+        else []
+    )
 
 
 def _log(lines: list[str]) -> str:

@@ -194,3 +194,13 @@ def test_a_file_whose_first_record_is_of_no_run_file_type_is_still_of_no_known_f
         f"{path}:1: not a run, nor a conversation agentrender can import: it holds a JSON object with the keys type, "
         "index. Tried: agentrender run file"
     )
+
+
+@pytest.mark.parametrize(("name", "what"), [("nonexist.jsonl", "no such file"), (".", "not a file")])
+def test_a_path_that_is_no_file_is_an_error_of_the_whole_file(tmp_path: Path, name: str, what: str) -> None:
+    """A missing file or a folder is an error at line 1, as every error of a whole file is (before, line 0, which is
+    no line)."""
+    path = tmp_path / name
+    with pytest.raises(RunFileError) as caught:
+        load_runs(path)
+    assert (str(caught.value), caught.value.line) == (f"{path}:1: {what}", 1)

@@ -27,6 +27,7 @@ import pytest
 
 import agentrender
 from agentrender import imports, load_run, render
+from agentrender._display.said import NO_END_RECORDED, end_said
 from agentrender.frame import model_calls_frame
 from agentrender.imports.conversation import Where, normalise_messages
 from agentrender.testing import Cut, Failure, MessagesServer, stream_events
@@ -160,6 +161,12 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def _calls(path: Path) -> list[dict[str, Any]]:
+    """The records of the recording at ``path`` after its header, without the ``end`` record it was closed with."""
+    records = _lines(path)[1:]
+    return records[:-1] if records and records[-1]["type"] == "end" else records
+
+
 def _check_recording(path: Path, server: MessagesServer, replies: list[anthropic.types.Message], mode: str) -> None:
     """The recording imports as the agent's conversation: its steps, its calls, and each view as it was sent."""
     assert [received.reason for received in server.rejections] == []
@@ -168,14 +175,16 @@ def _check_recording(path: Path, server: MessagesServer, replies: list[anthropic
     assert records[0]["type"] == "run"
     assert records[0]["format"] == "agentrender.run/2"
     assert records[0]["source"]["format"] == "anthropic-record"
-    assert [record["type"] for record in records[1:]] == ["model_call"] * 4
-    for record, received in zip(records[1:], server.received, strict=True):
+    assert [record["type"] for record in records[1:]] == ["model_call"] * 4 + ["end"]
+    assert records[-1]["status"] == "closed" and records[-1]["reason"] == "the agent closed the recorded client"
+    for record, received in zip(records[1:-1], server.received, strict=True):
         assert record["request"] == received.body
     sent_keys = {"model", "max_tokens", "system", "tools", "tool_choice", "messages"}
     assert set(records[1]["request"]) == sent_keys | ({"stream"} if mode != "create" else set())
 
     run = imports.load(path)
     assert run.warnings == ()
+    assert run.end is not None and run.end["status"] == "closed"
     assert run.run_id == path.name.split(".")[0]
     assert len(run.steps) == 4
     assert [call.step for call in run.model_calls] == [0, 1, 2, 3]
@@ -278,7 +287,7 @@ def test_a_stream_cut_short_is_recorded_with_what_arrived(tmp_path: Path) -> Non
     ):
         texts = list(stream.text_stream)
     assert texts == ["I will re", "ad a.txt."]
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["type"] == "model_call_error"
     assert error["error"]["type"] == "incomplete"
     assert error["partial"]["content"] == [{"type": "text", "text": "I will read a.txt."}]
@@ -312,7 +321,7 @@ def test_a_stream_that_ends_after_the_recording_is_closed_is_named_in_a_warning(
                 events.close()
             del loop, events
             gc.collect()
-    assert _lines(path)[1:] == []
+    assert _calls(path) == []
     assert [warning.filename for warning in lost] == [__file__]  # the agent's line that ended it
 
 
@@ -371,7 +380,7 @@ def test_a_call_that_ends_after_the_recording_is_closed_gives_the_agent_its_repl
     else:
         assert raised.value.status_code == 529
         assert "Overloaded" in str(raised.value)
-    assert _lines(path)[1:] == []
+    assert _calls(path) == []
     assert [warning.filename for warning in lost] == [__file__]
 
 
@@ -388,7 +397,7 @@ def test_a_stream_left_early_is_recorded_as_left(tmp_path: Path, how: str) -> No
             with client.messages.create(**params, stream=True) as events:
                 first = next(events)
     assert first.type == "message_start"
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["type"] == "model_call_error"
     assert error["error"]["type"] == "left"
     assert error["partial"]["id"] == "msg_00"
@@ -415,7 +424,7 @@ def test_a_call_interrupted_before_it_was_sent_records_the_body_the_sdk_would_se
     }
     with agentrender.record(sdk, path) as client, pytest.raises(KeyboardInterrupt):
         client.messages.create(**params)
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["type"] == "model_call_error"
     assert error["error"]["type"] == "KeyboardInterrupt"
     assert error["request"] == built[0]
@@ -450,7 +459,7 @@ def test_a_call_the_sdk_refused_before_sending_is_recorded_as_never_sent(tmp_pat
                 with client.messages.stream(**params) as stream:
                     stream.get_final_message()
     assert len(server.received) == 1
-    call, refused = _lines(path)[1:]
+    call, refused = _calls(path)
     assert call["type"] == "model_call"
     assert refused["type"] == "model_call_error"
     assert refused["sent"] is False
@@ -490,7 +499,7 @@ def test_an_async_call_the_sdk_refused_is_recorded_as_never_sent(tmp_path: Path,
     with MessagesServer.scripted([]) as server, pytest.raises(TypeError, match="temprature"):
         asyncio.run(main(server))
     assert server.received == []
-    (refused,) = _lines(path)[1:]
+    (refused,) = _calls(path)
     assert (refused["type"], refused["sent"], refused["error"]["type"]) == ("model_call_error", False, "TypeError")
 
 
@@ -535,7 +544,7 @@ def test_a_call_that_failed_to_connect_is_not_marked_never_sent(tmp_path: Path) 
     sdk = anthropic.Anthropic(base_url="http://127.0.0.1:9", api_key="local", max_retries=0)
     with agentrender.record(sdk, path) as client, pytest.raises(anthropic.APIConnectionError):
         client.messages.create(**_params([{"role": "user", "content": "Go."}]))
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["error"]["type"] == "APIConnectionError"
     assert "sent" not in error
 
@@ -547,7 +556,7 @@ def test_a_reply_the_run_file_refuses_is_still_kept(tmp_path: Path) -> None:
     with MessagesServer.scripted([broken]) as server, agentrender.record(_client(server), path) as client:
         message = client.messages.create(**_params([{"role": "user", "content": "Go."}]))
     assert message.id == "msg_00"
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["type"] == "model_call_error"
     assert error["error"]["type"] == "unrecordable"
     assert "content[0].text: missing" in error["error"]["message"]
@@ -626,7 +635,7 @@ def test_calls_from_several_threads_are_each_one_whole_record(tmp_path: Path) ->
         ThreadPoolExecutor(3) as pool,
     ):
         list(pool.map(lambda messages: client.messages.create(**_params(messages)), questions))
-    calls = _lines(path)[1:]
+    calls = _calls(path)
     assert sorted(call["request"]["messages"][0]["content"] for call in calls) == [f"Question {n}." for n in range(6)]
     assert all(call["type"] == "model_call" and call["step"] == 0 for call in calls)
 
@@ -689,7 +698,7 @@ def test_a_recording_replays_through_the_stand_in(tmp_path: Path, system: Any) -
             message = client.messages.create(**{**_params(messages), "system": system})
     with MessagesServer.from_run(imports.load(path)) as replay:
         client = _client(replay)
-        replayed = [client.messages.create(**call["request"]) for call in _lines(path)[1:]]
+        replayed = [client.messages.create(**call["request"]) for call in _calls(path)]
     assert [received.reason for received in replay.rejections] == []
     assert [message.id for message in replayed] == ["msg_00", "msg_01", "msg_02", "msg_03"]
 
@@ -742,7 +751,8 @@ while True:
 
 @pytest.mark.slow
 def test_a_run_killed_mid_call_leaves_every_completed_call(tmp_path: Path) -> None:
-    """SIGKILL while the server holds a reply leaves a file that imports with every call that had ended."""
+    """SIGKILL while the server holds a reply leaves a file that imports with every call that had ended, and says it
+    was cut short: no end record, which a closed recording has (before, it read as a recording closed)."""
     path = tmp_path / "killed.jsonl"
     replies: list[Mapping[str, Any] | Failure] = [
         {"id": f"msg_{n}", "content": [{"type": "text", "text": f"{n}"}], "stop_reason": "end_turn"} for n in range(3)
@@ -762,7 +772,10 @@ def test_a_run_killed_mid_call_leaves_every_completed_call(tmp_path: Path) -> No
     assert [call.step for call in run.model_calls] == [0, 1, 2]
     assert [call.record["request"] for call in run.model_calls] == [received.body for received in server.received[:3]]
     assert len(run.steps) == 3
-    assert run.warnings == ()
+    assert [(warning.line, warning.text.partition(":")[0]) for warning in run.warnings] == [
+        (4, "the recording has no end record, which agentrender.record writes as the recording is closed")
+    ]
+    assert run.end is None and end_said(run.end, run.header) == (NO_END_RECORDED, False)
 
 
 _UNCLOSED_AGENT = """
@@ -782,6 +795,8 @@ def test_a_compressed_recording_is_finished_when_the_agent_exits_without_closing
     run = imports.load(path)
     assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_0"]
     assert run.warnings == ()
+    assert run.end is not None
+    assert run.end["reason"] == "the agent's process exited without closing the recorded client"
     # Read as a plain run file, a recording has no opening or steps of its own (its calls hold
     # them): those are the loader's warnings, of its header, and nothing is reported lost or cut.
     warnings = load_run(path).warnings
@@ -830,6 +845,61 @@ def test_a_resumed_agent_goes_on_with_its_killed_recording(tmp_path: Path, name:
     assert [record["type"] for record in load_run(path).records].count("run") == 1
 
 
+@pytest.mark.parametrize("name", ["closed.jsonl", "closed.jsonl.gz"])
+def test_a_resumed_agent_goes_on_after_the_end_its_recording_was_closed_with(tmp_path: Path, name: str) -> None:
+    """append=True over a recording that was closed (its last record the end record) removes that end, as the
+    recording goes on, and writes the calls made now after the calls before it: one end, the last record, when the
+    resumed agent closes, and the run imports with no warning."""
+    path = tmp_path / name
+    replies = [
+        {"id": f"msg_{n}", "content": [{"type": "text", "text": f"{n}"}], "stop_reason": "end_turn"} for n in (0, 1)
+    ]
+    asked: list[dict[str, Any]] = [{"role": "user", "content": "Count."}]
+    with MessagesServer.scripted(replies[:1]) as server, agentrender.record(_client(server), path) as client:
+        client.messages.create(model="m", max_tokens=64, messages=asked)
+    asked += [{"role": "assistant", "content": replies[0]["content"]}, {"role": "user", "content": "Go on."}]
+    with (
+        MessagesServer.scripted(replies[1:]) as server,
+        agentrender.record(_client(server), path, append=True) as client,
+    ):
+        client.messages.create(model="m", max_tokens=64, messages=asked)
+    assert [record["type"] for record in load_run(path).records] == ["run", "model_call", "model_call", "end"]
+    run = imports.load(path)
+    assert run.warnings == () and run.end is not None and run.end["status"] == "closed"
+    assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_0", "msg_1"]
+
+
+def test_two_assistant_turns_in_a_row_of_a_real_agent_read_as_the_api_combined_them(tmp_path: Path) -> None:
+    """An agent on the SDK that sends a pause_turn reply back to be continued and appends the continuation as an
+    assistant turn of its own (two in a row, which the API takes and combines) leaves a recording that imports: the
+    two turns one step, each reply's blocks in order, a warning at the line and field of the call that sent them
+    (before, the whole recording was an error)."""
+    path = tmp_path / "paused.jsonl"
+    answers = [
+        {"id": "msg_0", "model": "m", "content": [{"type": "text", "text": "Searching."}], "stop_reason": "pause_turn"},
+        {"id": "msg_1", "model": "m", "content": [{"type": "text", "text": "Sunny."}], "stop_reason": "end_turn"},
+        {"id": "msg_2", "model": "m", "content": [{"type": "text", "text": "Bye."}], "stop_reason": "end_turn"},
+    ]
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Weather?"}]
+    with agentrender.record(_over_transport(answers, max_retries=0), path) as client:
+        for _ in range(3):
+            reply = client.messages.create(model="m", max_tokens=64, messages=messages)
+            messages.append(
+                {"role": "assistant", "content": [block.model_dump(exclude_none=True) for block in reply.content]}
+            )
+            if reply.stop_reason == "end_turn" and len(messages) < 4:
+                messages.append({"role": "user", "content": "Thanks."})
+    assert [record["step"] for record in _calls(path)] == [0, 0, 1]
+    run = imports.load(path)
+    assert [(warning.line, warning.text.partition(":")[0]) for warning in run.warnings] == [
+        (4, "request.messages[2].role")
+    ]
+    assert "two assistant turns in a row (messages[1] and [2]): combined into one turn" in run.warnings[0].text
+    view = [message.to_dict() for message in render.messages(run.step_input(1), run.options())]
+    assert [block["text"] for block in view[1]["content"]] == ["Searching.", "Sunny."]
+    assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_0", "msg_1", "msg_2"]
+
+
 def test_append_refuses_what_it_cannot_go_on_with_and_leaves_the_file(tmp_path: Path) -> None:
     """append=True on a file that is no recording, or a recording whose last line a kill cut short, is a ValueError
     naming the file and line and what to do, and the file is left byte for byte; no file there is a new recording."""
@@ -842,7 +912,7 @@ def test_append_refuses_what_it_cannot_go_on_with_and_leaves_the_file(tmp_path: 
     cut.write_bytes(cut.read_bytes() + b'{"type": "model_call", "step": 0, "lat')
     for path, said in [
         (other, r"driven\.jsonl:1: append=True goes on with a recording agentrender\.record wrote .*this file is none"),
-        (cut, r"cut\.jsonl:2: the recording's last line is cut short \(38 bytes, no newline\)"),
+        (cut, r"cut\.jsonl:3: the recording's last line is cut short \(38 bytes, no newline\)"),
     ]:
         before = path.read_bytes()
         with pytest.raises(ValueError, match=said):
@@ -850,7 +920,7 @@ def test_append_refuses_what_it_cannot_go_on_with_and_leaves_the_file(tmp_path: 
         assert path.read_bytes() == before
     with agentrender.record(sdk, tmp_path / "new.jsonl", append=True):
         pass
-    assert [record["type"] for record in _lines(tmp_path / "new.jsonl")] == ["run"]
+    assert [record["type"] for record in _lines(tmp_path / "new.jsonl")] == ["run", "end"]
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -909,7 +979,7 @@ def test_everything_else_on_the_client_passes_through(tmp_path: Path) -> None:
             assert quicker.timeout == 5.0
             message = quicker.messages.create(**_params([{"role": "user", "content": "Hi."}]))
     assert message.id == "msg_00"
-    assert [record["type"] for record in _lines(path)] == ["run", "model_call"]
+    assert [record["type"] for record in _lines(path)] == ["run", "model_call", "end"]
 
 
 # Beta features a beta call asks for (the SDK sends them in the anthropic-beta header).
@@ -1040,7 +1110,7 @@ def test_calls_the_recorder_cannot_record_are_the_clients_own_and_write_nothing(
     assert streamed.content[0].text == '{"value": 42}'
     assert "event: message_stop" in lines
     assert len(server.received) == 3
-    assert [record["type"] for record in _lines(path)] == ["run"]
+    assert [record["type"] for record in _lines(path)] == ["run", "end"]
 
 
 def test_a_call_through_the_clients_with_raw_response_is_recorded(tmp_path: Path) -> None:
@@ -1055,7 +1125,7 @@ def test_a_call_through_the_clients_with_raw_response_is_recorded(tmp_path: Path
             beta = client.with_raw_response.beta.messages.create(**_ASKED, betas=BETAS)
     assert raw.headers["request-id"] == "req_local_1"
     assert (raw.parse().id, beta.parse().id) == ("msg_00", "msg_00")
-    calls = _lines(path)[1:]
+    calls = _calls(path)
     assert [call["type"] for call in calls] == ["model_call", "model_call"]
     assert calls[0]["request"] == server.received[0].body
     assert calls[1]["request"] == {**server.received[1].body, "betas": BETAS}
@@ -1086,7 +1156,7 @@ def test_a_client_made_with_middleware_is_recorded_to_the_same_file(tmp_path: Pa
         message = client.with_middleware(middleware).messages.create(**_params([{"role": "user", "content": "Hi."}]))
     assert message.id == "msg_00"
     assert len(seen) == 1
-    assert [record["type"] for record in _lines(path)] == ["run", "model_call"]
+    assert [record["type"] for record in _lines(path)] == ["run", "model_call", "end"]
 
 
 def test_record_refuses_what_is_not_a_client(tmp_path: Path) -> None:
@@ -1138,7 +1208,7 @@ def test_a_prefilled_call_is_the_step_its_reply_decided(tmp_path: Path) -> None:
         messages += [{"role": "user", "content": "Thanks."}]
         client.messages.create(model=MODEL, max_tokens=64, messages=messages)
     assert [received.reason for received in server.rejections] == []
-    assert [record["step"] for record in _lines(path)[1:]] == [0, 1]
+    assert [record["step"] for record in _calls(path)] == [0, 1]
     run = imports.load(path)
     assert run.warnings == ()
     assert [call.step for call in run.model_calls] == [0, 1]
@@ -1215,7 +1285,7 @@ def test_a_create_stream_loop_left_is_recorded_then_as_what_ended_it(tmp_path: P
         except _AgentError:
             pass
         client.messages.create(**params)
-    error, call = _lines(path)[1:]
+    error, call = _calls(path)
     assert error["type"] == "model_call_error"
     assert error["error"]["type"] == ("_AgentError" if how == "raise-in-with" else "left")
     assert error["partial"]["content"][0]["text"] != ""
@@ -1239,7 +1309,7 @@ def test_a_streamed_reply_is_recorded_as_the_same_reply_not_streamed(tmp_path: P
                     stream.get_final_message()
             else:
                 list(client.messages.create(**_params(messages), stream=True))
-    created, streamed, created_streamed = (record["response"] for record in _lines(path)[1:])
+    created, streamed, created_streamed = (record["response"] for record in _calls(path))
     assert "stop_details" not in created
     assert streamed == created
     assert created_streamed == created
@@ -1318,7 +1388,7 @@ def test_a_stream_whose_raw_events_cannot_be_read_is_recorded_from_the_sdks_snap
         with pytest.raises(KeyError), client.messages.stream(**params) as stream:
             next(iter(stream.text_stream))
             raise KeyError("the agent's own error")
-    call, error = _lines(path)[1:]
+    call, error = _calls(path)
     assert call["type"] == "model_call"
     assert call["response"]["content"] == final.model_dump(mode="json", exclude_unset=True)["content"]
     assert call["response"]["stop_reason"] == final.stop_reason
@@ -1379,7 +1449,7 @@ def test_a_stream_loop_left_by_break_is_recorded_when_the_agent_stops(tmp_path: 
         else:
             with agentrender.record(_client(server), path) as client:
                 read(client)
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert written == [1]
     assert error["type"] == "model_call_error"
     assert error["error"]["type"] == "left"
@@ -1439,7 +1509,7 @@ def test_a_call_the_sdk_retried_is_recorded_with_each_try_that_failed(tmp_path: 
     else:
         with agentrender.record(_over_transport(answers, max_retries=2), path) as client:
             _run_agent(client, mode)
-    (call,) = _lines(path)[1:]
+    (call,) = _calls(path)
     assert call["type"] == "model_call"
     assert call["response"]["id"] == "msg_03"
     overloaded, dropped = call["retried"]
@@ -1475,7 +1545,7 @@ def test_a_call_a_middleware_failed_is_recorded_as_sent_when_it_was(tmp_path: Pa
     sdk = _over_transport([_reply(3)], max_retries=0).with_middleware(refuse)
     with agentrender.record(sdk, path) as client, pytest.raises(ValueError, match="refuses"):
         client.messages.create(**_params([{"role": "user", "content": "Go."}]))
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["type"] == "model_call_error"
     assert error["error"] == {"type": "ValueError", "message": f"the middleware refuses it {when} sending"}
     never = [warning for warning in load_run(path).warnings if "never sent" in warning.text]
@@ -1498,7 +1568,7 @@ def test_a_call_whose_every_try_failed_says_so_and_each_error(tmp_path: Path) ->
         pytest.raises(anthropic.RateLimitError),
     ):
         client.messages.create(**_params([{"role": "user", "content": "Go."}]))
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["error"]["type"] == "RateLimitError"
     assert [failed["error"]["type"] for failed in error["retried"]] == ["OverloadedError"]
     (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
@@ -1529,7 +1599,7 @@ def test_an_error_raised_as_the_response_came_is_recorded_as_sent_with_its_cause
     sdk = anthropic.Anthropic(api_key="local", max_retries=0, http_client=http)
     with agentrender.record(sdk, path) as client, pytest.raises(anthropic.APIConnectionError):
         client.messages.create(**_params([{"role": "user", "content": "Go."}]))
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert "sent" not in error
     assert error["error"]["type"] == "APIConnectionError"
     assert error["error"]["cause"] == "ValueError: the hook refuses the response"
@@ -1571,7 +1641,7 @@ def test_a_call_interrupted_as_the_sdk_waited_to_retry_keeps_the_try_that_failed
         else:
             with agentrender.record(_over_transport([answer], max_retries=2), path) as client:
                 client.messages.create(**params)
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["error"]["type"] == stop.__name__
     (tried,) = error["retried"]
     assert tried["error"]["type"] == ("OverloadedError" if failed == "status" else "APIConnectionError")
@@ -1600,7 +1670,7 @@ def test_a_call_an_sdk_without_middleware_retried_says_how_many_times(tmp_path: 
     sdk = _over_transport([_OVERLOADED, httpx2.ConnectError("connection refused"), _reply(3)], max_retries=2)
     with agentrender.record(_ClientBeforeMiddleware(sdk), path) as client:
         _run_agent(client, mode)
-    (call,) = _lines(path)[1:]
+    (call,) = _calls(path)
     assert call["response"]["id"] == "msg_03"
     assert call["retried"] == [{}, {}]
     assert [warning for warning in load_run(path).warnings if "unknown" in warning.text] == []
@@ -1625,7 +1695,7 @@ def test_a_client_whose_middleware_cannot_be_read_is_recorded_as_one_without(tmp
     sdk = _over_transport([_OVERLOADED, _reply(3)], max_retries=2)
     with agentrender.record(_ClientWithoutItsMiddleware(sdk), path) as client:
         _run_agent(client, "create")
-    (call,) = _lines(path)[1:]
+    (call,) = _calls(path)
     assert call["response"]["id"] == "msg_03" and call["retried"] == [{}]
 
 
@@ -1643,7 +1713,7 @@ def test_a_call_of_an_sdk_that_sends_no_retry_count_says_its_tries_are_not_known
     sdk = _over_transport([_OVERLOADED, _reply(3)], max_retries=2)
     with agentrender.record(_without_retry_count(sdk), path) as client:
         _run_agent(client, mode)
-    (call,) = _lines(path)[1:]
+    (call,) = _calls(path)
     assert call["tries_known"] is False
     assert "retried" not in call
     run = load_run(path)
@@ -1663,7 +1733,7 @@ def test_a_call_of_an_sdk_that_sends_its_retry_count_knows_its_tries(tmp_path: P
     sdk = _over_transport([_OVERLOADED, _reply(3)], max_retries=2)
     with agentrender.record(_ClientBeforeMiddleware(sdk), path) as client:
         _run_agent(client, "create")
-    (call,) = _lines(path)[1:]
+    (call,) = _calls(path)
     assert call["retried"] == [{}]
     assert "tries_known" not in call
     assert model_calls_frame(load_run(path))["tries"].tolist() == [2]
@@ -1683,7 +1753,7 @@ def test_a_call_interrupted_as_an_sdk_that_sends_no_retry_count_waited_was_tried
     sdk = _over_transport([httpx2.ConnectError("connection refused")] * 3, max_retries=2)
     with agentrender.record(_without_retry_count(sdk), path) as client, pytest.raises(KeyboardInterrupt):
         client.messages.create(**_params([{"role": "user", "content": "Go."}]))
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert [tried["error"]["type"] for tried in error["retried"]] == ["APIConnectionError"]
     assert error["tries_known"] is False
     (warning,) = [warning for warning in load_run(path).warnings if "no complete reply" in warning.text]
@@ -1705,7 +1775,7 @@ def test_a_call_an_sdk_without_middleware_interrupted_as_it_sent_a_later_try_doe
     sdk = _ClientBeforeMiddleware(_over_transport([_OVERLOADED, interrupt], max_retries=2))
     with agentrender.record(sdk, path) as client, pytest.raises(KeyboardInterrupt):
         client.messages.create(**_params([{"role": "user", "content": "Go."}]))
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["error"]["type"] == "KeyboardInterrupt"
     assert "retried" not in error
     assert error["tries_known"] is False
@@ -1720,7 +1790,7 @@ def test_a_call_refused_before_it_was_sent_knows_it_made_no_try(tmp_path: Path) 
     sdk = _ClientBeforeMiddleware(_over_transport([], max_retries=2))
     with agentrender.record(sdk, path) as client, pytest.raises(TypeError):
         client.messages.create(**_params([{"role": "user", "content": "Go."}]), not_a_parameter=1)
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["sent"] is False
     assert "tries_known" not in error
 
@@ -1767,7 +1837,7 @@ def test_a_try_a_middleware_of_the_agents_turned_into_its_own_exception_is_retri
         else:
             with pytest.raises(_Overloaded):
                 client.messages.create(**params)
-    (call,) = _lines(path)[1:]
+    (call,) = _calls(path)
     tried = [failed.get("error", {}).get("type") for failed in call.get("retried", [])]
     if then == "ends":
         assert call["type"] == "model_call_error"
@@ -1833,7 +1903,7 @@ def test_a_call_an_sdk_without_middleware_retried_keeps_the_try_that_failed_when
                     raise _AgentError("an earlier failure the agent is handling as it calls")
                 except _AgentError:
                     client.messages.create(**params)
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["error"]["type"] == stop.__name__
     *unseen, last = error["retried"]
     assert unseen == [{}] * before
@@ -1861,7 +1931,7 @@ def test_a_call_interrupted_on_its_first_try_as_the_agent_handles_an_api_error_w
             raise earlier
         except anthropic.APIConnectionError:
             client.messages.create(**_params([{"role": "user", "content": "Go."}]))
-    (error,) = _lines(path)[1:]
+    (error,) = _calls(path)
     assert error["error"]["type"] == "KeyboardInterrupt"
     assert "retried" not in error
 
@@ -1920,7 +1990,7 @@ def test_a_stream_the_agent_drops_unread_is_recorded_as_left(tmp_path: Path, kin
             events = client.messages.create(**params, stream=True)
             del events
             client.messages.create(**params)
-    read, dropped, answered = _lines(path)[1:]
+    read, dropped, answered = _calls(path)
     assert read["response"]["id"] == "msg_00"
     assert dropped["type"] == "model_call_error"
     assert dropped["error"]["type"] == "left"
@@ -1952,7 +2022,7 @@ def test_a_stream_the_garbage_collector_finalises_as_the_recorder_writes_is_reco
     running.start()
     running.join(timeout=10)
     assert not running.is_alive()
-    dropped, answered = _lines(path)[1:]
+    dropped, answered = _calls(path)
     assert dropped["error"]["type"] == "left"
     assert answered["response"]["id"] == "msg_01"
 

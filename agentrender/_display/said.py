@@ -31,6 +31,7 @@ __all__ = [
     "NO_END_RECORDED",
     "NO_VALUE",
     "WIRE_SAID",
+    "WRITES_END",
     "BlockSaid",
     "WarningGroup",
     "block_said",
@@ -71,6 +72,10 @@ notebook explorer, a table of the frame's every column, says pandas' ``<NA>``.""
 
 NO_END_RECORDED = "no end record: the run was still going, or its process died"
 """A recorded run's header when its file holds no ``end`` record."""
+WRITES_END = "writes_end"
+"""The key of a run header's ``source`` (``true``) saying its writer writes an ``end`` record as it closes the file,
+as ``agentrender.record`` does: a file without one was cut short (its process killed) or is still being written, as a
+recorded run without one. A recording of an agentrender before it has no such key, and no end record says nothing."""
 NO_END_IMPORTED = "the source records no end"
 """An imported run's header when its importer found no end in its source (a history, not a live process)."""
 
@@ -79,10 +84,13 @@ def end_said(end: Mapping[str, Any] | None, header: Mapping[str, Any]) -> tuple[
     """How the run ended, in words, and whether it completed.
 
     With no ``end`` record, an imported run (its header names its ``source``) says its source
-    records no end; a recorded run says it was still going or its process died.
+    records no end; a recorded run says it was still going or its process died, and so does a recording
+    whose recorder writes an end as it is closed (its source's ``writes_end``: ``agentrender.record``'s).
     """
     if end is None:
-        return (NO_END_IMPORTED if header.get("source") else NO_END_RECORDED), False
+        source = header.get("source")
+        live = not source or (isinstance(source, Mapping) and source.get(WRITES_END) is True)
+        return (NO_END_RECORDED if live else NO_END_IMPORTED), False
     status, reason = str(end.get("status", "?")), str(end.get("reason", ""))
     said = status if not reason or reason == status else f"{status}: {reason}"
     return said, status == "completed"

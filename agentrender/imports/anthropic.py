@@ -45,7 +45,7 @@ import contextlib
 import operator
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain
+from itertools import chain, pairwise
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, TypeAlias
@@ -56,6 +56,7 @@ from msgspec import UNSET, UnsetType
 
 from agentrender import render
 from agentrender._api_rules import content_blocks, continued, prefill_of, prefill_said, step_decided, system_text
+from agentrender._display.said import WRITES_END
 from agentrender._json import strict_loads, type_name
 from agentrender._stream import StreamedReply, sse_data
 from agentrender._words import number_ranges, plural, shown
@@ -64,10 +65,10 @@ from agentrender.imports.conversation import (
     Summariser,
     Where,
     body_decoder,
-    check_alternation,
     checked_run,
     conversation_run,
     is_time,
+    joined_turns,
     json_values,
     message_texts,
     normalise_messages,
@@ -144,7 +145,8 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
         if isinstance(header, Mapping) and header.get("type") == "run":
             recording = True
             began = header.get("started_at")
-            calls: Iterable[tuple[int, Any]] = _recorded_calls(values, path, notes)
+            ends: list[tuple[int, dict[str, Any]]] = []
+            calls: Iterable[tuple[int, Any]] = _recorded_calls(values, path, notes, ends)
             source_field = header.get("source")
             origin = {**(source_field if isinstance(source_field, Mapping) else {}), "path": path}
             name = str(header.get("run_id") or name)
@@ -182,7 +184,8 @@ def _from_values(source: Any, run_id: str | None, summarise: Summariser | None) 
             raise RunFileError(path, 1, f"the recording holds no model call yet: no conversation to import{said}")
         said = "; ".join(warning.message for warning in notes)
         raise RunFileError(path, 1, f"the log holds no Messages API call: there is no conversation to import ({said})")
-    return _log_runs(entries, path, run_id or name, origin, summarise, notes, began)
+    end = _recording_end(ends, entries, origin, path, notes) if recording else None
+    return _log_runs(entries, path, run_id or name, origin, summarise, notes, began, end)
 
 
 def _log_runs(
@@ -193,13 +196,15 @@ def _log_runs(
     summarise: Summariser | None,
     notes: Sequence[RunWarning],
     began: Any = None,
+    end: Mapping[str, Any] | None = None,
 ) -> list[Run]:
     """The runs of a log of calls, one per conversation (``_conversations``), each of its own calls; each run of a log
     of several says which of them it is, and the first names the others. ``began``: when the log began (a recording's
-    header's ``started_at``), which the run of its first call started at unless its calls say when they were sent."""
+    header's ``started_at``), which the run of its first call started at unless its calls say when they were sent;
+    ``end``, a recording's, is each run's."""
     conversations = _conversations(entries)
     if len(conversations) == 1:
-        return [_from_calls(entries, path, run_id, origin, summarise, notes, began)]
+        return [_from_calls(entries, path, run_id, origin, summarise, notes, began, end)]
     names = [run_id, *(f"{run_id}/{number}" for number in range(1, len(conversations)))]
     others = [entries[i].line for calls in conversations[1:] for i in calls]
     runs = []
@@ -221,7 +226,7 @@ def _log_runs(
         warning = Where(path, first).warning(said)
         mine = [entries[i] for i in calls]
         first_call = began if 0 in calls else None
-        runs.append(_from_calls(mine, path, names[number], origin, summarise, [*notes, warning], first_call))
+        runs.append(_from_calls(mine, path, names[number], origin, summarise, [*notes, warning], first_call, end))
     return runs
 
 
@@ -231,11 +236,15 @@ def _lines_said(lines: Sequence[int]) -> str:
 
 
 def _recorded_calls(
-    records: Iterable[tuple[int, Any]], path: str, notes: list[RunWarning]
+    records: Iterable[tuple[int, Any]], path: str, notes: list[RunWarning], ends: list[tuple[int, dict[str, Any]]]
 ) -> Iterator[tuple[int, Any]]:
-    """A recording's calls: its ``model_call`` and ``model_call_error`` records, each holding its request."""
+    """A recording's calls: its ``model_call`` and ``model_call_error`` records, each holding its request. Its ``end``
+    records are put in ``ends``, with their lines (``_recording_end`` reads them)."""
     for line, record in records:
         kind = record.get("type") if isinstance(record, Mapping) else None
+        if kind == "end":
+            ends.append((line, dict(record)))
+            continue
         if kind not in ("model_call", "model_call_error"):
             notes.append(
                 Where(path, line).warning(f"a {shown(kind)} record is not a call of the recording; not imported")
@@ -252,6 +261,38 @@ def _recorded_calls(
         if not isinstance(record.get("request"), Mapping):
             raise Where(path, line, f"{kind}.request").error("missing: a recorded call holds the request it sent")
         yield line, record
+
+
+def _recording_end(
+    ends: Sequence[tuple[int, dict[str, Any]]],
+    entries: Sequence[Entry],
+    origin: Mapping[str, Any],
+    path: str,
+    notes: list[RunWarning],
+) -> dict[str, Any] | None:
+    """The ``end`` of a recording: the ``end`` record it was closed with (its last record). None, when the recording
+    has none: of a recorder that writes one (its header's ``source.writes_end``), that is a recording cut short (its
+    process killed) or still being written, and a warning says so; an older recording's says nothing.
+    An ``end`` record that calls follow is not its end (an agent resumed with ``append=True`` over a file an older
+    recorder closed keeps it): a warning names it, and the recording goes on."""
+    last = max((entry.line for entry in entries), default=0)
+    for line, _ in ends:
+        if line < last or line != ends[-1][0]:
+            notes.append(
+                Where(path, line).warning(
+                    "an end record that more records follow: the recording went on after it was closed; not its end"
+                )
+            )
+    if ends and ends[-1][0] > last:
+        return ends[-1][1]
+    if origin.get(WRITES_END) is True:
+        notes.append(
+            Where(path, last).warning(
+                "the recording has no end record, which agentrender.record writes as the recording is closed: the run "
+                "was still going, or its process died (killed while recording); every call it recorded is here"
+            )
+        )
+    return None
 
 
 class Entry(NamedTuple):
@@ -502,16 +543,19 @@ def _from_calls(
     summarise: Summariser | None,
     notes: Sequence[RunWarning] = (),
     began: Any = None,
+    end: Mapping[str, Any] | None = None,
 ) -> Run:
     """A run of the calls of one conversation of a log (``_conversations``): the conversation as its longest call sent
     it as its steps, every call as a model call. The run started when its first call that says when it was sent was
-    (``_sent_at``), else at ``began`` (a recording's header's ``started_at``)."""
+    (``_sent_at``), else at ``began`` (a recording's header's ``started_at``); ``end`` its ``end`` record, when the log
+    says how it ended."""
     warnings = RunWarnings(notes)
     longest = _longest(entries, range(len(entries)))
     line, request, response, _ = entries[longest]
     where = Where(path, line, "request.messages")
     known: dict[int, dict[str, Any]] = {}  # each message read, for the calls that share it
-    messages = normalise_messages(request["messages"], where, known)
+    said = normalise_messages(request["messages"], where, known)  # as sent: each call's replay key is of it
+    messages = joined_turns(said, where, warnings)
     calls = []
     call_lines: list[int] = []  # the line each of the calls was logged on
     keys = _RequestKeys()
@@ -522,9 +566,10 @@ def _from_calls(
     for number, (call_line, call_request, call_response, others) in enumerate(entries):
         here = Where(path, call_line, "")
         # every call's request is read as the longest one is: a broken one is an error on its line
-        sent = (
-            messages if number == longest else normalise_messages(call_request["messages"], here.at(where.field), known)
+        said_now = (
+            said if number == longest else normalise_messages(call_request["messages"], here.at(where.field), known)
         )
+        sent = messages if number == longest else joined_turns(said_now, here.at(where.field))
         ours = _continues(sent, messages, call_response)
         if not ours:
             others_sent.append(call_line)
@@ -553,7 +598,7 @@ def _from_calls(
         if others.get("tries_known") is False:  # a recording that did not know how many tries the call took
             record["tries_known"] = False
         try:
-            record["request_key"] = keys.key(call_request, sent)
+            record["request_key"] = keys.key(call_request, said_now)
         except ValueError as error:
             raise here.at("request").error(str(error)) from None
         record["request"] = call_request
@@ -610,6 +655,7 @@ def _from_calls(
         breakpoints=breakpoints,
         prefill=unanswered,
         prefilled=prefilled,
+        end=end,
     )
 
 
@@ -995,7 +1041,8 @@ def _body_run(
     roles = [message.role for message in messages]
     if roles[0] != "user":
         raise where.at("[0].role").error("a conversation starts with a user turn (the opening)")
-    check_alternation(roles, where)
+    if any(before == after for before, after in pairwise(roles)):
+        return None  # turns the API combines: read by the path of JSON values, which combines them as it does
     blocks = _tool_blocks(messages)
     if blocks is None or not _plain_results(blocks[2]):
         return None

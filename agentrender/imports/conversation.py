@@ -31,7 +31,7 @@ from abc import abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from itertools import pairwise
-from typing import Any, NoReturn, TypeVar, overload
+from typing import Any, NoReturn, TypeVar, cast, overload
 
 import msgspec
 
@@ -70,6 +70,7 @@ __all__ = [
     "instructed_warnings",
     "is_local_command",
     "is_time",
+    "joined_turns",
     "json_values",
     "loads",
     "message_texts",
@@ -743,7 +744,7 @@ def conversation_run(
             raise where.error("a reply was given, but the conversation does not end on a user turn")
         reply = {"role": "assistant", "content": list(final.get("content") or [])}
         turns.extend(normalise_messages([reply], Where(where.path, where.line, "response")))
-    check_alternation([turn["role"] for turn in turns], where)
+    turns = joined_turns(turns, where, warnings)
     warnings.extend(warning for _, warning in unanswered_warnings(turns, where))
     return checked_run(
         turns,
@@ -763,6 +764,35 @@ def conversation_run(
         prefill=prefill and final is None,
         prefilled=prefilled,
     )
+
+
+_TurnT = TypeVar("_TurnT", bound=Mapping[str, Any])
+
+
+def joined_turns(messages: list[_TurnT], where: Where, warnings: list[RunWarning] | None = None) -> list[_TurnT]:
+    """The ``messages`` (normalised: ``normalise_messages``) as the API takes them: two or more turns of one role in a
+    row combined into one turn, their blocks in order, as the Messages API combines consecutive user or assistant
+    turns (an agent that appends a ``pause_turn`` reply's continuation as a turn of its own sends two assistant turns).
+
+    Each turn joined to the one before is warned of in ``warnings`` at ``where[i].role``; the messages alternating
+    already are returned as they are (the same list), and a turn not joined is the one given.
+    """
+    if all(before["role"] != after["role"] for before, after in pairwise(messages)):
+        return messages
+    out: list[_TurnT] = []
+    for i, message in enumerate(messages):
+        if not out or out[-1]["role"] != message["role"]:
+            out.append(message)
+            continue
+        out[-1] = cast(_TurnT, {**out[-1], "content": [*out[-1]["content"], *message["content"]]})
+        if warnings is not None:
+            warnings.append(
+                where.at(f"[{i}].role").warning(
+                    f"two {message['role']} turns in a row (messages[{i - 1}] and [{i}]): combined into one turn, "
+                    "as the Messages API combines consecutive turns of one role; each turn's blocks are kept, in order"
+                )
+            )
+    return out
 
 
 def check_alternation(roles: Sequence[str], where: Where) -> None:

@@ -339,7 +339,7 @@ def load_runs(source: str | os.PathLike[str]) -> list[Run]:
     """
     path = os.fspath(source)
     if not os.path.isfile(path):  # a stat: Path(path).is_file() makes a Path first, which costs more
-        raise RunFileError(path, 0, "no such file" if not Path(path).exists() else "not a file")
+        raise RunFileError(path, 1, "no such file" if not Path(path).exists() else "not a file")
     first, broken, cut = _first_value(path)
     if cut and not broken and not any(candidate.recognise(path, None) for candidate in FORMATS):
         # text whose start alone does not tell (a document, or a first line, over a MiB): its first value, read whole

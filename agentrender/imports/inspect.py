@@ -122,7 +122,7 @@ def from_inspect(path: str | os.PathLike[str], *, summarise: Summariser | None =
     """
     name = os.fspath(path)
     if not Path(name).is_file():
-        raise RunFileError(name, 0, "no such file" if not Path(name).exists() else "not a file")
+        raise RunFileError(name, 1, "no such file" if not Path(name).exists() else "not a file")
     notes: list[RunWarning] = []  # a gzip stream that ends early past the log's end
     source = log_source(name, notes)  # a gzipped log inflated once, for whichever reader reads it
     try:
