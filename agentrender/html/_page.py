@@ -443,8 +443,9 @@ def _replies(run: Run, texts: _Texts) -> list[list[Any]]:
     is said of it]``, held against the recorded decision as ``agentrender decide`` holds it (``compare_recorded``: a
     prefill the reply went on from included) and said as it says it (``Compared.said``, then ``prefill_said`` with a
     prefill); the fields that differ, the recorded decision and what is said ``0`` for an earlier reply of its step
-    (a retry, or a call beside the conversation), which is not compared. The page's decide tab shows the reply that decided the step in view:
-    its step's reply whose fields that differ are not ``0`` (``_reply_said`` says which step it decided)."""
+    (a retry, or a call beside the conversation), which is not compared. The page's decide tab shows the reply that
+    decided the step in view: its step's reply whose fields that differ are not ``0`` (``_reply_said`` says which step
+    it decided)."""
     recorded = {step.index: step.decision for step in run.steps}
     last = run.last_calls()
     out = []
