@@ -31,6 +31,7 @@ from agentrender.views import (
     SKIPPED_SAW,
     BlockFact,
     Views,
+    compare_recorded,
 )
 from agentrender.views.html import view_html
 from tests._support import runs
@@ -981,6 +982,29 @@ def test_the_decide_tab_shows_the_reply_of_the_step_in_view(browser: Any, tmp_pa
     settled(page)
     assert page.inner_text(said) == f"call 14 of {count}: the reply that decided step 13"
     page.screenshot(path=str(_artifacts() / "page-decide-follows.png"))
+
+
+def test_the_decide_tab_holds_a_prefilled_reply_against_its_decision_as_decide_does(
+    browser: Any, tmp_path: Path
+) -> None:
+    """At the step whose request ended with a prefill ("The answer is") its reply (" 42.") went on from, the decide
+    tab says the reply agrees with the decision the run recorded of the two together, in ``agentrender decide``'s
+    words (``Compared.said``), then the note naming the prefill, and shows no recorded decision against it; before,
+    it said the reason differs."""
+    run = imports.load(prefilled_log(tmp_path / "log.jsonl"))
+    compared = compare_recorded(run.model_calls[1], run.steps[1].decision)
+    assert compared.prefill == "The answer is"
+    page, _, _ = open_page(browser, saved(run, tmp_path, "prefilled"), "#step=1")
+    page.click("button[data-tab=decide]")
+    settled(page)
+    panel = "[data-panel=decide]"
+    assert page.inner_text(f"{panel} .ar-reply-said") == "call 2 of 2: the reply that decided step 1"
+    assert page.locator(f"{panel} .ar-disagree").count() == 0
+    assert page.inner_text(f"{panel} .ar-agree") == compared.said
+    assert compared.said == "agrees with the decision the run recorded, of the reply and its prefill"
+    note = page.locator(f"{panel} .ar-agree + .ar-muted")
+    assert note.inner_text() == compared.prefill_said and "a prefill ('The answer is')" in compared.prefill_said
+    page.screenshot(path=str(_artifacts() / "page-decide-prefilled.png"))
 
 
 SESSION = REAL / "claude-code" / "jessitron-claude-log" / "ff80b049-3eff-495f-b4f0-c4071d615994.jsonl"

@@ -10,6 +10,7 @@ from agentrender import Decision, samples
 from agentrender.views import Views, explain_decide
 from agentrender.views.html import explanation_html, view_html
 from tests._support.browser import CHROMIUM, FLAGS, LOW_CONTRAST, chromium, current_row
+from tests._support.conversations import prefilled_log
 from tests._support.runs import SHOWN_KINDS, every_kind_run, every_kind_view, hostile_run
 
 pytestmark = pytest.mark.browser
@@ -228,5 +229,31 @@ def test_no_injected_script_runs() -> None:
             assert "window.__pwned" in page.inner_text("body")  # shown as text
             assert dialogs == [] and [url for url in requests if not url.startswith("data:")] == []
             page.screenshot(path=str(ARTIFACTS / "hostile.png"), full_page=False)
+        finally:
+            browser.close()
+
+
+def test_the_stepper_shows_a_prefilled_reply_agreeing_with_its_decision(tmp_path: Path) -> None:
+    """The notebook's ``DecideStepper`` at a reply that went on from its request's prefill shows, in Chromium, the
+    agreement of ``agentrender decide`` in its agreeing colour and the note naming the prefill under it, no
+    disagreement; a screenshot is kept."""
+    from agentrender import imports
+    from agentrender.notebook import DecideStepper
+
+    stepper = DecideStepper(imports.load(prefilled_log(tmp_path / "log.jsonl")))
+    stepper.slider.value = 1
+    ARTIFACTS.mkdir(exist_ok=True)
+    with chromium() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 900, "height": 900})
+            page.set_content(page_of(stepper.html.value))
+            assert page.locator(".ar-disagree").count() == 0
+            said = page.inner_text(".ar-agree")
+            assert said == "agrees with the decision the run recorded, of the reply and its prefill"
+            assert "a prefill ('The answer is')" in page.inner_text(".ar-agree + .ar-muted")
+            assert page.evaluate(LOW_CONTRAST) == []
+            page.screenshot(path=str(ARTIFACTS / "stepper-prefilled.png"), full_page=True)
+            page.close()
         finally:
             browser.close()

@@ -15,7 +15,7 @@ import pytest
 from agentrender import ContentBlock, ModelResponse, render
 from agentrender.notebook import INSTALL, ConversationView, DecideStepper, RunExplorer
 from agentrender.views.html import view_html
-from tests._support.conversations import REPLIED_THEN_PREFILL, json_file
+from tests._support.conversations import REPLIED_THEN_PREFILL, json_file, prefilled_log
 from tests._support.markup import assert_inert
 from tests._support.runs import UNSEEN, UNSEEN_RAW, UNSEEN_SHOWN, every_kind_run, hostile_run, long_run
 
@@ -116,6 +116,32 @@ def test_decide_stepper_explains_each_captured_reply_against_the_record() -> Non
     assert stepper.explanation.rule == "tool_call"
     assert "agrees with the decision the run recorded" in stepper.html.value
     assert "<details" in stepper.html.value and "thinking" in stepper.html.value  # thinking collapsed
+
+
+def test_the_stepper_holds_a_prefilled_reply_against_its_decision_as_decide_does(tmp_path: Path) -> None:
+    """A reply (" 42.") that went on from the prefill its request ended with ("The answer is") agrees with the decision
+    its step recorded of the two together, in ``agentrender decide``'s words and with its note naming the prefill,
+    where the stepper said the reason differs; edited to say " 43.", it differs again."""
+    from agentrender import imports
+    from agentrender.views import compare_recorded
+
+    run = imports.load(prefilled_log(tmp_path / "calls.jsonl"))
+    stepper = DecideStepper(run)
+    stepper.slider.value = 1
+    shown = html.unescape(stepper.html.value)
+    assert "differs" not in shown
+    assert (
+        '<div class="ar-agree">agrees with the decision the run recorded, of the reply and its prefill</div>' in shown
+    )
+    assert "a prefill ('The answer is')" in shown and "('The answer is 42.')" in shown
+    compared = compare_recorded(run.model_calls[1], run.steps[1].decision)
+    assert compared.prefill == "The answer is" and compared.differs == ()
+    assert f'<div class="ar-agree">{compared.said}</div><div class="ar-muted">{compared.prefill_said}</div>' in shown
+    wire = json.loads(stepper.editor.value)
+    wire["content"][0]["text"] = " 43."
+    stepper.editor.value = json.dumps(wire)
+    shown = html.unescape(stepper.html.value)
+    assert "differs from the recorded decision in: reason" in shown and "prefill" not in shown
 
 
 def test_editing_the_reply_changes_the_decision_and_bad_json_is_an_error_in_the_widget() -> None:

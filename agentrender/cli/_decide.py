@@ -272,26 +272,12 @@ def _reply(reply: Reply, folder: Folder) -> Iterator[Any]:
             "superseded: a later reply was captured for this step, so its recorded decision is not this one's",
             style=MUTED,
         )
-    elif reply.compare:
-        differs = reply.differs
-        if not differs and reply.prefill:
-            yield Text("\u2713 agrees with the decision the run recorded, of the reply and its prefill", style=AGREE)
-            went_on = reply.compared.went_on if reply.compared is not None else None
-            recorded = f" ({went_on.reason!r})" if went_on is not None and went_on.reason else ""
-            yield Text(
-                clean(
-                    f"the request ended with an assistant message, a prefill ({reply.prefill!r}): the reply goes on "
-                    f"from it and the step's turn is the two together, so the recorded reason{recorded} holds the "
-                    "prefill's words, which render.decide of the reply alone, above, leaves out"
-                ),
-                style=MUTED,
-            )
-        elif not differs:
-            yield Text("\u2713 agrees with the decision the run recorded", style=AGREE)
-        elif reply.recorded is None:
-            yield Text("\u2717 the run recorded no decision for this step", style=DISAGREE)
-        else:
-            yield Text(f"\u2717 differs from the recorded decision in: {', '.join(differs)}", style=DISAGREE)
+    elif reply.compare and (compared := reply.compared) is not None:
+        mark, style = ("\u2717", DISAGREE) if compared.differs else ("\u2713", AGREE)
+        yield Text(f"{mark} {compared.said}", style=style)
+        if compared.prefill:
+            yield Text(clean(compared.prefill_said), style=MUTED)
+        if compared.differs and reply.recorded is not None:
             yield Text("recorded", style="bold")
             yield Gutter(_decision_table(reply.recorded, folder), "red", bar="  ")
     elif reply.step is not None:

@@ -69,7 +69,7 @@ from agentrender.views import (
     Views,
     answered_tool_uses,
     compaction_mark,
-    disagreements,
+    compare_recorded,
     explain_decide,
     listed_kind,
     window_json,
@@ -447,10 +447,13 @@ def _reply_block(block: ContentBlock, texts: _Texts) -> list[int]:
 
 def _replies(run: Run, texts: _Texts) -> list[list[Any]]:
     """Each captured reply, the decision ``render.decide`` makes of it, why, and the recorded decision it became:
-    ``[step, stop reason, rule, blocks, why, decision, fields that differ, recorded, what it was to its step]``; the
-    fields that differ and the recorded decision ``0`` for an earlier reply of its step (a retry, or a call beside
-    the conversation), which is not compared. The page's decide tab shows the reply that decided the step in view:
-    its step's reply whose fields that differ are not ``0`` (``_reply_said`` says which step it decided)."""
+    ``[step, stop reason, rule, blocks, why, decision, fields that differ, recorded, what it was to its step, what
+    is said of it]``, held against the recorded decision as ``agentrender decide`` holds it (``compare_recorded``: a
+    prefill the reply went on from included) and said as it says it (``Compared.said``, then ``prefill_said`` with a
+    prefill); the fields that differ, the recorded decision and what is said ``0`` for an earlier reply of its step
+    (a retry, or a call beside the conversation), which is not compared. The page's decide tab shows the reply that
+    decided the step in view: its step's reply whose fields that differ are not ``0`` (``_reply_said`` says which step
+    it decided)."""
     recorded = {step.index: step.decision for step in run.steps}
     last = run.last_calls()
     out = []
@@ -466,12 +469,15 @@ def _replies(run: Run, texts: _Texts) -> list[list[Any]]:
             0,
             0,
             0,
+            0,
         ]
         decided = last[call.step] is call  # only a step's last reply became its recorded decision
         if decided:
             decision = recorded.get(call.step)
-            reply[6] = [texts(name) for name in disagreements(explanation.decision, decision)]
+            compared = compare_recorded(call, decision, explanation.decision)
+            reply[6] = [texts(name) for name in compared.differs]
             reply[7] = _decision_rows(decision, texts) if decision is not None else 1
+            reply[9] = [texts(said) for said in (compared.said, compared.prefill_said) if said]
         reply[8] = texts(_reply_said(call.step, decided=decided, recorded=call.step in recorded))
         out.append(reply)
     return out

@@ -683,7 +683,7 @@
     }
 
     function drawReply(reply) {
-      const [step, stopReason, rule, blocks, why, decision, differ, recorded, said] = reply;
+      const [step, stopReason, rule, blocks, why, decision, differ, recorded, said, compared] = reply;
       replyBox.replaceChildren();
       replyLabel.replaceChildren(document.createTextNode("call " + (state.reply + 1) + " of " + n(data.replies) + ": "),
         text(said));
@@ -708,14 +708,14 @@
       replyBox.appendChild(list);
       if (differ === 0) {
         replyBox.appendChild(el("div", "ar-muted", "an earlier reply captured for this step (a retry, or a call beside the conversation): not compared with the recorded decision"));
-      } else if (!differ.length) {
-        replyBox.appendChild(el("div", "ar-agree", "agrees with the decision the run recorded"));
-      } else if (recorded === 1) {
-        replyBox.appendChild(el("div", "ar-disagree", "the run recorded no decision for this step"));
-      } else {
-        replyBox.appendChild(el("div", "ar-disagree", "differs from the recorded decision in: " + differ.map(plain).join(", ")));
-        replyBox.appendChild(el("div")).appendChild(el("b", "", "recorded"));
-        replyBox.appendChild(rowsTable(recorded));
+      } else {  // held against the recorded decision, in Python's words: whether it agrees, then why a prefill explains it
+        const [verdict, prefilled] = compared;
+        replyBox.appendChild(text(verdict, "div", differ.length ? "ar-disagree" : "ar-agree"));
+        if (prefilled) replyBox.appendChild(text(prefilled, "div", "ar-muted"));
+        if (differ.length && recorded !== 1) {
+          replyBox.appendChild(el("div")).appendChild(el("b", "", "recorded"));
+          replyBox.appendChild(rowsTable(recorded));
+        }
       }
     }
 

@@ -13,8 +13,8 @@ from agentrender._json import display, strict_loads
 from agentrender._text import escape_json
 from agentrender._types import Decision, ModelResponse
 from agentrender.notebook._base import Widget, row, stepper, widgets
-from agentrender.runfile import response_from_record, response_record
-from agentrender.views import DecideExplanation, answered_tool_uses, explain_decide
+from agentrender.runfile import ModelCall, response_from_record, response_record
+from agentrender.views import Compared, DecideExplanation, answered_tool_uses, compare_recorded, explain_decide
 from agentrender.views.html import explanation_html
 
 if TYPE_CHECKING:
@@ -35,6 +35,9 @@ class Reply:
     """Compare the decision with ``recorded`` (true for a run's replies)."""
     answered: frozenset[str] = frozenset()
     """The ids of the tool uses the run's agent answered after the reply, as it sent them (``answered_tool_uses``)."""
+    call: ModelCall | None = None
+    """The model call the reply was captured by (for a run's replies): its request may end with a prefill the reply
+    went on from, which the recorded decision holds (``views.compare_recorded``)."""
 
 
 class _RunReplies(Sequence[Reply]):
@@ -77,6 +80,7 @@ class _RunReplies(Sequence[Reply]):
                 recorded=recorded,
                 compare=compare,
                 answered=answered_tool_uses(self._run, call.step),
+                call=call,
             )
         return reply
 
@@ -176,4 +180,16 @@ class DecideStepper(Widget):
             return
         self.error.value = ""
         self.explanation = explain_decide(response, answered=reply.answered)
-        self.html.value = explanation_html(self.explanation, reply.recorded, compare=reply.compare)
+        compared = _compared(reply, wire, self.explanation) if reply.compare else None
+        self.html.value = explanation_html(self.explanation, reply.recorded, compare=reply.compare, compared=compared)
+
+
+def _compared(reply: Reply, wire: Mapping[str, Any], explanation: DecideExplanation) -> Compared | None:
+    """The reply in the editor (``wire``, as it reads) held against its step's recorded decision as ``agentrender
+    decide`` holds it (``views.compare_recorded``): by the call it was captured by, its request and so its prefill,
+    with the edited reply in place of the captured one."""
+    call = reply.call
+    if call is None:
+        return None
+    edited = ModelCall(step=call.step, response=explanation.response, record={**call.record, "response": wire})
+    return compare_recorded(edited, reply.recorded, explanation.decision)

@@ -158,6 +158,33 @@ class Compared:
     went_on: Decision | None = None
     """With ``prefill``: ``render.decide`` of the prefill gone on with by the reply, the decision the run recorded."""
 
+    @property
+    def said(self) -> str:
+        """What a reader is told of the reply held against its step's recorded decision, as ``agentrender decide``, the
+        offline page's decide tab and ``DecideStepper`` say it: it agrees (of the reply and its prefill, with
+        ``prefill``), or the run recorded no decision, or the fields that differ."""
+        if not self.differs:
+            return "agrees with the decision the run recorded" + (
+                ", of the reply and its prefill" if self.prefill else ""
+            )
+        if self.differs == ("decision",):
+            return "the run recorded no decision for this step"
+        return f"differs from the recorded decision in: {', '.join(self.differs)}"
+
+    @property
+    def prefill_said(self) -> str:
+        """With ``prefill``: why the recorded decision is not the reply's alone, said after ``said`` and below the
+        reply's own decision; ``""`` otherwise."""
+        if not self.prefill:
+            return ""
+        went_on = self.went_on
+        recorded = f" ({went_on.reason!r})" if went_on is not None and went_on.reason else ""
+        return (
+            f"the request ended with an assistant message, a prefill ({self.prefill!r}): the reply goes on from it and "
+            f"the step's turn is the two together, so the recorded reason{recorded} holds the prefill's words, which "
+            "render.decide of the reply alone, above, leaves out"
+        )
+
 
 def compare_recorded(call: ModelCall, recorded: Decision | None, decision: Decision | None = None) -> Compared:
     """Hold the reply of ``call`` against the decision ``recorded`` for its step. ``decision``: ``render.decide`` of the

@@ -30,7 +30,7 @@ from agentrender._display.values import (
     wrap,
 )
 from agentrender._words import plural
-from agentrender.views.explain import disagreements
+from agentrender.views.explain import Compared, disagreements
 from agentrender.views.facts import (
     BLOCK_KINDS,
     BLOCK_LABELS,
@@ -252,9 +252,17 @@ def view_html(view: View, *, last_steps: int = SHOWN_STEPS, legend: bool = True,
     return wrap("".join(parts))
 
 
-def explanation_html(explanation: DecideExplanation, recorded: Decision | None = None, *, compare: bool = False) -> str:
+def explanation_html(
+    explanation: DecideExplanation,
+    recorded: Decision | None = None,
+    *,
+    compare: bool = False,
+    compared: Compared | None = None,
+) -> str:
     """A reply, the decision ``render.decide`` makes of it, the rule that fired and why, and the
-    agreement with ``recorded`` when ``compare`` is set."""
+    agreement with ``recorded`` when ``compare`` is set, said as ``agentrender decide`` says it (``Compared.said``).
+    ``compared``: the reply held against ``recorded`` by ``views.compare_recorded``, which knows the prefill its
+    request ended with; without it, the reply's decision alone is held against ``recorded``."""
     response = explanation.response
     reply = []
     for block in response.content:
@@ -288,17 +296,15 @@ def explanation_html(explanation: DecideExplanation, recorded: Decision | None =
         f'<ul class="ar-why">{why}</ul>',
     ]
     if compare:
-        differ = disagreements(explanation.decision, recorded)
-        if not differ:
-            parts.append('<div class="ar-agree">agrees with the decision the run recorded</div>')
-        elif recorded is None:
-            parts.append('<div class="ar-disagree">the run recorded no decision for this step</div>')
-        else:
-            parts.append(
-                '<div class="ar-disagree">differs from the recorded decision in: '
-                f"{html.escape(', '.join(differ))}</div>"
-                f"<div><b>recorded</b></div>{decision_table_html(recorded)}"
-            )
+        if compared is None:
+            compared = Compared(differs=disagreements(explanation.decision, recorded))
+        parts.append(
+            f'<div class="ar-{"disagree" if compared.differs else "agree"}">{escape_text(compared.said)}</div>'
+        )
+        if compared.prefill:
+            parts.append(f'<div class="ar-muted">{escape_text(compared.prefill_said)}</div>')
+        if compared.differs and recorded is not None:
+            parts.append(f"<div><b>recorded</b></div>{decision_table_html(recorded)}")
     return wrap("".join(parts))
 
 
