@@ -9,6 +9,7 @@ import io
 import json
 import re
 import struct
+import zipfile
 import zlib
 from pathlib import Path
 from typing import Any
@@ -899,3 +900,53 @@ def test_check_help_says_a_folder_stands_for_its_run_files_and_what_exits_2() ->
     assert "RUN run files, folders of them," in text
     assert "2: a file is unreadable (its report says why, and the others are checked all the same)" in text
     assert "or a folder holds no run file" in text
+
+
+REAL_EVALS = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "tests/fixtures/real/inspect").glob("*/*.eval"))
+"""The real Inspect ``.eval`` logs: all but one score each sample, the other (A2UI's) none."""
+
+
+def _logged_scores(path: str) -> list[dict[str, Any]]:
+    """Each sample's scorers' values, as the ``.eval`` archive at ``path`` holds them (its ``samples/*.json``)."""
+    with zipfile.ZipFile(ROOT / path) as archive:
+        samples = [json.loads(archive.read(name)) for name in archive.namelist() if name.startswith("samples/")]
+    return [{name: score["value"] for name, score in (sample.get("scores") or {}).items()} for sample in samples]
+
+
+@pytest.mark.parametrize("path", REAL_EVALS)
+@pytest.mark.parametrize("width", ["80", "piped"])
+def test_runs_says_each_samples_score_as_its_log_holds_it(
+    path: str, width: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """runs of a real Inspect log says each sample's scores under how it ended (``scored NAME VALUE``), within the
+    width at 80 columns and piped, and ``--json`` gives them as values (``scores``), each sample's as its log holds it;
+    a log that scored no sample is listed as before, with no score. Before, no run said its score."""
+    monkeypatch.delenv("COLUMNS", raising=False)  # piped: 100 columns
+    code, out, err = cli.run_cli("runs", path, "--color", "never", *(["--width", width] if width != "piped" else []))
+    rows = json.loads(run_cli("runs", path, "--json")[1])
+    assert code == 0, err
+    logged = _logged_scores(path)
+    encoded = sorted(json.dumps(scores, sort_keys=True) for scores in logged if scores)
+    assert sorted(json.dumps(row["scores"], sort_keys=True) for row in rows if "scores" in row) == encoded
+    whole = [path, *(row["run_id"] for row in rows)]  # a title's path and an id are whole on their line, to copy
+    lines = [line for line in out.splitlines() if not any(name in line for name in whole)]
+    assert all(len(line) <= (80 if width == "80" else 100) for line in lines), out
+    said = [line.strip() for line in out.splitlines() if line.strip().startswith("scored ")]
+    assert len(said) == len(encoded), out
+    for line, row in zip(said, [row for row in rows if "scores" in row], strict=True):
+        assert line.startswith(f"scored {next(iter(row['scores']))} "), out
+    if not encoded:
+        assert "score" not in out, out
+
+
+def test_runs_of_tau_bench_gives_each_tasks_reward_as_a_value_said_once() -> None:
+    """runs --json of tau-bench results gives each task's reward as a value (``scores``: ``{"reward": 0.0}``), and
+    the table says it once, in how the run ended (``completed: reward 0.0``), with no ``scored`` line repeating it."""
+    path = "tests/fixtures/real/tau-bench/sierra-research-tau-bench/gpt-4o-airline.json"
+    if not (ROOT / path).is_file():
+        pytest.skip("the real fixtures are not in this checkout")
+    results = [result for result in json.loads((ROOT / path).read_text(encoding="utf-8")) if result["traj"]]
+    rows = json.loads(run_cli("runs", path, "--json")[1])
+    assert [row["scores"] for row in rows] == [{"reward": result["reward"]} for result in results]
+    code, out, err = cli.run_cli("runs", path, "--width", "80", "--color", "never")
+    assert code == 0 and "scored" not in out and "completed: reward 1.0" in out, err

@@ -1189,6 +1189,69 @@ def test_a_prefill_goes_on_in_the_turn_that_merges_it_with_its_reply(tmp_path: P
     assert any("another conversation" in warning.text for warning in run.warnings) is not ours
 
 
+_CITED = {"type": "char_location", "cited_text": "sun", "document_index": 0, "document_title": "d",
+          "start_char_index": 0, "end_char_index": 3}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("dumped", "ours"),
+    [
+        # as the SDK's block.model_dump() gives the reply's blocks: its optional fields null, in a citation too
+        (
+            [
+                {"type": "text", "text": "Searching.", "citations": None},
+                {"type": "text", "text": "Sunny.", "citations": [{**_CITED, "file_id": None}]},
+                {"type": "tool_use", "id": "toolu_1", "name": "look", "input": {}, "caller": None},
+            ],
+            True,
+        ),
+        # a null inside a tool use's input is the model's JSON, not an absent field: another input than the reply's
+        (
+            [
+                {"type": "text", "text": "Searching."},
+                {"type": "text", "text": "Sunny.", "citations": [_CITED]},
+                {"type": "tool_use", "id": "toolu_1", "name": "look", "input": {"where": None}},
+            ],
+            False,
+        ),
+    ],
+)
+def test_a_null_field_of_a_block_is_compared_as_absent_as_the_api_reads_it(
+    tmp_path: Path, dumped: list[dict[str, Any]], ours: bool
+) -> None:
+    """A paused turn sent back as its blocks dumped by the SDK (``"citations": null``, a citation's ``file_id``
+    null) is the conversation's turn of the reply that continued it, and each call's request is kept as it was sent;
+    a null inside a tool use's ``input`` is a value, not an absent field."""
+    asked = {"role": "user", "content": "Weather?"}
+    reply = {"type": "message", "role": "assistant", "model": "m"}
+    paused = {"role": "assistant", "content": [{"type": "text", "text": "Searching.", "citations": None}]}
+    then = [{"type": "text", "text": "Sunny.", "citations": [_CITED]}, {"type": "tool_use", "id": "toolu_1",
+            "name": "look", "input": {}}]  # fmt: skip
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}
+    requests = [
+        {"model": "m", "max_tokens": 9, "messages": [asked]},
+        {"model": "m", "max_tokens": 9, "messages": [asked, paused]},
+        {"model": "m", "max_tokens": 9, "messages": [asked, {"role": "assistant", "content": dumped}, result]},
+    ]
+    replies = [
+        {**reply, "id": "msg_0", "content": [_text("Searching.")], "stop_reason": "pause_turn"},
+        {**reply, "id": "msg_1", "content": then, "stop_reason": "tool_use"},
+        {**reply, "id": "msg_2", "content": [_text("Bye.")], "stop_reason": "end_turn"},
+    ]
+    lines = [json.dumps({"request": sent, "response": got}) for sent, got in zip(requests, replies, strict=True)]
+    run = load(in_file(tmp_path, "calls.jsonl", "\n".join(lines) + "\n"))
+    assert any("another conversation" in warning.text for warning in run.warnings) is not ours
+    # a call of another conversation is one of the step being decided when it was made: the next call's
+    assert [call.step for call in run.model_calls] == ([0, 0, 1] if ours else [0, 1, 1])
+    assert [call.record["request"] for call in run.model_calls] == requests
+    assert [call.record["request_key"] for call in run.model_calls] == [request_key(r) for r in requests]
+    if ours:  # each view as sent is its request: the first ends with the paused turn, its null as sent
+        views = Views(run)
+        assert [views.at(step).key_differs for step in (0, 1)] == ["", ""]
+        prefill = views.at(0).prefilled
+        assert prefill is not None and prefill.message.to_dict() == paused
+
+
 def test_the_sdks_betas_beside_a_requests_messages_are_kept_beside_the_request_not_as_a_body_field(
     tmp_path: Path,
 ) -> None:

@@ -900,6 +900,59 @@ def test_two_assistant_turns_in_a_row_of_a_real_agent_read_as_the_api_combined_t
     assert [call.record["response"]["id"] for call in run.model_calls] == ["msg_0", "msg_1", "msg_2"]
 
 
+@pytest.mark.parametrize("dump", ["model_dump", "model_dump exclude_none", "message model_dump"])
+def test_an_agent_that_appends_the_sdks_dumped_blocks_imports_as_one_conversation(tmp_path: Path, dump: str) -> None:
+    """An agent on the SDK that appends each reply to its history as ``block.model_dump()`` gives it (null fields
+    the reply had no key for: ``citations``, ``caller``), with or without ``exclude_none``, or as
+    ``message.model_dump()["content"]``, and sends a pause_turn reply back to be continued, leaves a recording that
+    imports as one conversation: no warning, the continuation a call of the paused step, every request as sent."""
+    path = tmp_path / "dumped.jsonl"
+    answers = [
+        {"id": "msg_0", "model": "m", "content": [{"type": "text", "text": "Searching."}], "stop_reason": "pause_turn"},
+        {
+            "id": "msg_1",
+            "model": "m",
+            "content": [
+                {"type": "text", "text": " Found it."},
+                {"type": "tool_use", "id": "toolu_01", "name": "read_file", "input": {"path": "c.txt"}},
+            ],
+            "stop_reason": "tool_use",
+        },
+        {"id": "msg_2", "model": "m", "content": [{"type": "text", "text": "42."}], "stop_reason": "end_turn"},
+    ]
+
+    def dumped(message: anthropic.types.Message) -> list[dict[str, Any]]:
+        if dump == "message model_dump":
+            return list(message.model_dump()["content"])
+        return [block.model_dump(exclude_none=dump.endswith("exclude_none")) for block in message.content]
+
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "What is the answer?"}]
+    sent = []
+    with agentrender.record(_over_transport(answers, max_retries=0), path) as client:
+        while True:
+            sent.append(json.loads(json.dumps(messages)))
+            reply = client.messages.create(model="m", max_tokens=64, tools=TOOLS, messages=messages)
+            if messages[-1]["role"] == "assistant":  # the paused turn, continued: one turn of both replies' blocks
+                messages[-1]["content"] += dumped(reply)
+            else:
+                messages.append({"role": "assistant", "content": dumped(reply)})
+            if reply.stop_reason == "end_turn":
+                break
+            if reply.stop_reason == "tool_use":
+                result = {"type": "tool_result", "tool_use_id": "toolu_01", "content": FILES["c.txt"]}
+                messages.append({"role": "user", "content": [result]})
+    assert ("citations" in sent[1][1]["content"][0]) is (dump != "model_dump exclude_none")
+    assert [record["request"]["messages"] for record in _calls(path)] == sent  # as the agent sent them
+    run = imports.load(path)
+    assert run.warnings == ()
+    assert [call.step for call in run.model_calls] == [0, 0, 1]
+    assert [call.record["request"]["messages"] for call in run.model_calls] == sent
+    views = Views(run)
+    assert [views.at(step).key_differs for step in (0, 1)] == ["", ""]  # each view as sent is its request
+    prefill = views.at(0).prefilled
+    assert prefill is not None and prefill.message.to_dict() == sent[1][1]
+
+
 def test_append_refuses_what_it_cannot_go_on_with_and_leaves_the_file(tmp_path: Path) -> None:
     """append=True on a file that is no recording, or a recording whose last line a kill cut short, is a ValueError
     naming the file and line and what to do, and the file is left byte for byte; no file there is a new recording."""

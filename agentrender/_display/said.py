@@ -50,7 +50,9 @@ __all__ = [
     "retries",
     "retries_said",
     "run_facts_said",
+    "scores_of",
     "scores_said",
+    "scores_words",
     "shown_path",
     "source_said",
     "started_parts",
@@ -130,6 +132,26 @@ def source_said(run: Any) -> str:
     return ", ".join(said)
 
 
+def scores_of(run: Any) -> dict[str, Any]:
+    """How an imported sample was scored, as values: each scorer's name and the value its source logged (an Inspect
+    sample's ``scores``: ``{"match": "C"}``, ``{"score_metr_task": 1}``), or a tau-bench task's ``{"reward": 0.0}``;
+    ``{}`` for a run its source scored not. ``runs --json`` gives them; ``run`` is read by its ``header``."""
+    source = run.header.get("source")
+    if not isinstance(source, dict):
+        return {}
+    if source.get("format") == "tau-bench" and source.get("reward") is not None:  # as its end says it
+        return {"reward": source["reward"]}
+    return _logged_scores(source)
+
+
+def _logged_scores(source: Mapping[str, Any]) -> dict[str, Any]:
+    """The scorers' values an Inspect sample's ``scores`` logged, by name (``{}`` where the source holds none)."""
+    scores = source.get("scores")
+    if not isinstance(scores, dict):
+        return {}
+    return {name: score.get("value") if isinstance(score, dict) else score for name, score in scores.items()}
+
+
 def scores_said(run: Any) -> str:
     """How an imported sample was scored, in a few words: each scorer's name and value as its source logged it (an
     Inspect sample's ``scores``: ``match C``, ``score_metr_task 1``; a value that is no number or text, as compact
@@ -137,14 +159,19 @@ def scores_said(run: Any) -> str:
     ended, ``end_said``). The offline page's list of its runs says it beside each, where a reader picks the sample
     that failed. ``run`` is read by its ``header``."""
     source = run.header.get("source")
-    scores = source.get("scores") if isinstance(source, dict) else None
-    if not isinstance(scores, dict):
-        return ""
+    return scores_words(_logged_scores(source) if isinstance(source, dict) else {})
+
+
+def scores_words(scores: Mapping[str, Any], *, ended: str = "") -> str:
+    """The words of ``scores`` (``scores_of``'s values, by scorer), as ``scores_said`` says them: each scorer's name
+    and value, ``", "`` between them, but for one whose words ``ended`` (how the run ended, ``end_said``) ends with
+    already (a tau-bench task's ``completed: reward 0.0``). ``agentrender runs`` says them under how each run ended."""
     said = []
-    for name, score in scores.items():
-        value = score.get("value") if isinstance(score, dict) else score
+    for name, value in scores.items():
         shown = value if isinstance(value, str) and value else display(value, indent=None)
-        said.append(f"{name} {shown if len(shown) <= 60 else shown[:59] + '…'}")
+        words = f"{name} {shown if len(shown) <= 60 else shown[:59] + '…'}"
+        if not (ended == words or ended.endswith((f" {words}", f":{words}"))):
+            said.append(words)
     return ", ".join(said)
 
 

@@ -14,6 +14,8 @@ from agentrender._display.said import (
     inherited_said,
     link_role,
     media_short,
+    scores_of,
+    scores_words,
     source_said,
     tools_said,
     warning_groups,
@@ -748,10 +750,11 @@ def run_row(number: int, run: Run) -> dict[str, Any]:
     warnings are counted as ``check`` reports them, a finding each (``warning_groups``), and those of records the file
     lost (``lost``, which ``check`` rates as errors) apart too; ``role``: what it is to the runs of its file it is
     linked to (``link_role``: a session's sub-agent, a session that started some), and ``links``: those links
-    (``Run.links``)."""
+    (``Run.links``). A run its source scored (an Inspect sample, a tau-bench task) has ``scores``, each scorer's value
+    (``scores_of``); a run of no score has none, and is said as before."""
     said, _ = end_said(run.end, run.header)
     groups = warning_groups(run.warnings)
-    return {
+    row = {
         "number": number,
         "run_id": run.run_id,
         "steps": len(run.steps),
@@ -763,6 +766,10 @@ def run_row(number: int, run: Run) -> dict[str, Any]:
         "role": link_role(run.links),
         "links": dataclasses.asdict(run.links),
     }
+    scores = scores_of(run)
+    if scores:
+        row["scores"] = scores
+    return row
 
 
 def runs_renderable(name: str, rows: list[dict[str, Any]], *, hint: bool = True) -> Group:
@@ -780,10 +787,11 @@ def runs_renderable(name: str, rows: list[dict[str, Any]], *, hint: bool = True)
     # the rest of the line, at least as wide as the longest id: the words under it wrapped to its width (one longer
     # than it, a source's format, folded)
     longest = max((cell_len(clean(row["run_id"], one_line=True)) for row in rows), default=0)
-    table.add_column("run id \u00b7 how it ended \u00b7 from", ratio=1, min_width=longest, overflow="fold")
+    scored = " \u00b7 score" if any(_scored(row) for row in rows) else ""
+    table.add_column(f"run id \u00b7 how it ended{scored} \u00b7 from", ratio=1, min_width=longest, overflow="fold")
     for row in rows:
         said = Text(clean(row["run_id"], one_line=True), style="bold")
-        said.append("\n" + clean(row["end"], one_line=True))
+        said.append_text(_ended_said(row))
         said.append("\nfrom " + clean(row["source"], one_line=True), style=MUTED)
         if row["role"]:  # what it is to the other runs of its file: a session's sub-agent, a session that started some
             said.append("\n" + clean(row["role"], one_line=True))
@@ -811,6 +819,21 @@ def _title_line(name: str, said: Text) -> AtWidth:
     return AtWidth(lay)
 
 
+def _ended_said(row: dict[str, Any]) -> Text:
+    """A runs row's words of how the run ended, on a line of their own, and of how it was scored (``_scored``), where
+    its source scored it, on the next."""
+    said = Text("\n" + clean(row["end"], one_line=True))
+    scored = _scored(row)
+    if scored:
+        said.append("\nscored " + clean(scored, one_line=True))
+    return said
+
+
+def _scored(row: dict[str, Any]) -> str:
+    """A runs row's words of its ``scores``, but for those how it ended says already (``scores_words``)."""
+    return scores_words(row.get("scores") or {}, ended=row["end"])
+
+
 def _warnings_said(row: dict[str, Any], *, noun: bool = False) -> Text:
     """A runs row's count of warnings (``noun``: and the word), and of those the records the file lost, coloured as
     ``check`` rates them."""
@@ -832,7 +855,7 @@ def runs_listed(rows: list[dict[str, Any]]) -> Iterator[Any]:
         said = Text(f"#{row['number']}", style="bold")  # as --run N takes it: no thousands separator
         said.append(f" \u00b7 {plural(row['steps'], 'step')} \u00b7 {plural(row['model_calls'], 'model call')} \u00b7 ")
         said.append_text(_warnings_said(row, noun=True))
-        said.append("\n" + clean(row["end"], one_line=True))
+        said.append_text(_ended_said(row))
         said.append("\nfrom " + clean(row["source"], one_line=True), style=MUTED)
         if row["role"]:
             said.append("\n" + clean(row["role"], one_line=True))

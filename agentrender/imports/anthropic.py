@@ -698,9 +698,11 @@ def _prefilled(prefill: Mapping[str, Any], reply: Mapping[str, Any], turn: Mappi
 
 
 def _same(message: Any, other: Any) -> bool:
-    """Whether two messages say the same, wherever a cache breakpoint sits in them and whether a text is a string or
-    a text block: a client such as Claude Code marks the last block it sends, so a message is sent with the mark
-    once and without it after, and sends a prompt it sent as a block as a string after."""
+    """Whether two messages say the same, wherever a cache breakpoint sits in them, whether a text is a string or
+    a text block and whether a field is null or absent (``_compared``): a client such as Claude Code marks the last
+    block it sends, so a message is sent with the mark once and without it after, and sends a prompt it sent as a
+    block as a string after; an agent that appends a reply's blocks as the SDK dumps them sends null fields the
+    reply did not have."""
     if message is other or message == other:
         return True
     if not isinstance(message, Mapping) or not isinstance(other, Mapping) or message.get("role") != other.get("role"):
@@ -757,12 +759,12 @@ def _conversations(entries: Sequence[Entry]) -> list[list[int]]:
 
 
 def _opening_key(message: Any) -> bytes:
-    """An opening message as ``_same`` compares it, as JSON: its role and blocks, each without its cache breakpoint, a
-    text given as a string as its block. Two openings that say the same have the same key."""
+    """An opening message as ``_same`` compares it, as JSON: its role and blocks, each as the API reads it
+    (``_compared``), a text given as a string as its block. Two openings that say the same have the same key."""
     if not isinstance(message, Mapping):
         return _encode_key(message)
     blocks = content_blocks(message.get("content"))
-    content = [_uncached(block) for block in blocks] if blocks is not None else message.get("content")
+    content = [_compared(block) for block in blocks] if blocks is not None else message.get("content")
     return _encode_key({"role": message.get("role"), "content": content})
 
 
@@ -818,7 +820,24 @@ def _unmarked(messages: list[dict[str, Any]], marks: list[dict[str, Any]]) -> li
 
 
 def _same_block(block: Any, other: Any) -> bool:
-    return bool(block == other or _uncached(block) == _uncached(other))
+    return bool(block == other or _compared(block) == _compared(other))
+
+
+def _compared(block: Any) -> Any:
+    """A block as the API reads it, the form two blocks are compared in: without its cache breakpoints
+    (``cache_control``), which say nothing of what the block holds, and without a field whose value is null, in it
+    or in what it holds (a citation, a search result), which the API takes as absent: an agent that appends a reply's
+    blocks as the SDK's ``block.model_dump()`` gives them sends ``"citations": null`` where the reply had no key. A
+    tool use's ``input`` is the model's own JSON, its nulls values, and stays as it is."""
+    if isinstance(block, Mapping):
+        return {
+            key: value if key == "input" else _compared(value)
+            for key, value in block.items()
+            if value is not None and key != "cache_control"
+        }
+    if isinstance(block, list):
+        return [_compared(value) for value in block]
+    return block
 
 
 def _uncached(block: Any) -> Any:
