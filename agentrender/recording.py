@@ -174,26 +174,27 @@ class _Recorder:
         # allocates) writes its record then, before the one being written, where a lock would wait for itself.
         self.lock = threading.RLock()
         self.closed = False
-        # a process that exits without closing the client closes the recording (a killed one cannot): weakly, so that
-        # the recorder of a client let go of is not kept until then; a child forked from it leaves it to the parent
-        self.at_exit = functools.partial(_close_at_exit, weakref.ref(self), os.getpid())
-        atexit.register(self.at_exit)
         gone_on = _gone_on(os.fspath(path), run_id, compress) if append else None
         if gone_on is not None:
             self.writer = RunWriter(path, append=True, compress=gone_on)
-            return
-        self.writer = RunWriter(path, compress=compress)
-        name = Path(os.fspath(path)).name
-        source: dict[str, Any] = {"format": SOURCE_FORMAT, "client": type(client).__name__, WRITES_END: True}
-        sdk = _sdk_version(client)
-        if sdk:
-            source["sdk_version"] = sdk
-        self.writer.header(
-            run_id=run_id or name.split(".")[0] or name,
-            format=FORMAT_SENT,
-            started_at=_now(),
-            source=source,
-        )
+        else:
+            self.writer = RunWriter(path, compress=compress)
+            name = Path(os.fspath(path)).name
+            source: dict[str, Any] = {"format": SOURCE_FORMAT, "client": type(client).__name__, WRITES_END: True}
+            sdk = _sdk_version(client)
+            if sdk:
+                source["sdk_version"] = sdk
+            self.writer.header(
+                run_id=run_id or name.split(".")[0] or name,
+                format=FORMAT_SENT,
+                started_at=_now(),
+                source=source,
+            )
+        # a process that exits without closing the client closes the recording (a killed one cannot): weakly, so that
+        # the recorder of a client let go of is not kept until then; a child forked from it leaves it to the parent.
+        # Only once the file is open: a recording refused above (no folder, append=True refused) has nothing to close
+        self.at_exit = functools.partial(_close_at_exit, weakref.ref(self), os.getpid())
+        atexit.register(self.at_exit)
 
     def call(
         self,

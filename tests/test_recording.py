@@ -2094,3 +2094,30 @@ def test_record_into_a_folder_that_does_not_exist_says_so_and_makes_nothing(
     assert raised.value.filename == "runs/x.jsonl" and list(tmp_path.iterdir()) == []
     with pytest.raises(FileNotFoundError, match=r"^\[Errno 2\] no folder runs to write it in .*: 'runs/x\.jsonl'$"):
         agentrender.RunWriter("runs/x.jsonl")
+
+
+_REFUSED_AND_KEPT = """
+import sys
+import anthropic
+import agentrender
+try:
+    agentrender.record(anthropic.Anthropic(api_key="test"), sys.argv[1])
+except FileNotFoundError as error:
+    kept = error  # its traceback keeps the refused recorder alive to the end, as a notebook's last error does
+"""
+
+
+def test_a_refused_recording_leaves_nothing_to_close_at_exit(tmp_path: Path) -> None:
+    """A recording refused as it is made (no folder to write it in), its error kept to the end of the process as an
+    interactive session or a notebook keeps the last one, leaves the process to exit with nothing on stderr: the
+    close at exit is registered once the file is open. Before, the exit closed a recorder that had no file
+    ("Exception ignored in atexit callback ... no attribute 'writer'")."""
+    done = subprocess.run(
+        [sys.executable, "-c", _REFUSED_AND_KEPT, str(tmp_path / "no-folder" / "x.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert list(tmp_path.iterdir()) == []
