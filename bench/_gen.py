@@ -44,10 +44,14 @@ def words(rng: random.Random, size: int) -> str:
     return "\n".join(lines)[:size]
 
 
+TOOLS = ("read_file", "write_file", "run_tests", "search", "list_dir")
+"""The tools the steps of ``step_records`` and the replies of ``reply_records`` call: a run of them offers these."""
+
+
 def step_records(n: int, *, seed: int = 7, content_bytes: int = 3000, summary_bytes: int = 100) -> list[dict[str, Any]]:
     """``n`` step records as a run file holds them: a few-KiB result and a 100-byte summary each."""
     rng = random.Random(seed)
-    tools = ["read_file", "write_file", "run_tests", "search", "list_dir"]
+    tools = list(TOOLS)
     records = []
     for index in range(n):
         tool = rng.choice(tools)
@@ -83,7 +87,7 @@ def reply_records(n: int, *, seed: int = 11) -> list[dict[str, Any]]:
     second tool use, some that end the turn without a call or hit the output cap.
     """
     rng = random.Random(seed)
-    tools = ["read_file", "write_file", "run_tests", "search", "list_dir"]
+    tools = list(TOOLS)
     records = []
     for index in range(n):
         content: list[dict[str, Any]] = []

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _gen import best_of, reply_records, step_records
+from _gen import TOOLS, best_of, reply_records, step_records
 
 from agentrender import ModelResponse, Step, load_run, render
 from agentrender.cli import main
@@ -29,13 +29,14 @@ from agentrender.runfile import RunWriter, step_record
 
 def generate(path: Path, steps: int) -> None:
     """A run of ``steps`` steps, each decided by ``render.decide`` of a captured reply (as a runtime records
-    it), a step interrupted before deciding every 50, and an end."""
+    it), a step interrupted before deciding every 50, and an end; it offers the tools its steps call."""
     replies = reply_records(min(steps, 1000))
     decisions = [
         step_record(Step(index=0, decision=render.decide(ModelResponse.from_dict(r))))["decision"] for r in replies
     ]
     with RunWriter(path) as writer:
-        writer.header(run_id="bench", goal="A long run.", tools=[{"name": "read_file"}])
+        # the tools its steps call: check finds each call of a tool the run did not offer
+        writer.header(run_id="bench", goal="A long run.", tools=[{"name": name} for name in TOOLS])
         for record in step_records(steps):
             index = record["index"]
             writer.write({"type": "model_call", "step": index, "response": replies[index % len(replies)]})

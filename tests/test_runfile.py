@@ -936,6 +936,18 @@ def test_a_loaded_call_keeps_its_line_and_reads_back_its_record(tmp_path: Path) 
     assert repr(call) == repr(ModelCall(**{name: getattr(call, name) for name in PUBLIC_CALL_FIELDS}))
 
 
+def test_a_loaded_calls_request_is_its_records_and_none_without_one(tmp_path: Path) -> None:
+    """A loaded call's request is the request body its record holds, the same for a call built in memory with that
+    record; a record that holds none (a runtime's call, which keeps its replay key) gives None."""
+    request = {"model": "claude-x", "max_tokens": 64, "tools": [{"name": "read_file"}], "messages": []}
+    sent = {**CALL0, "request": request}
+    run = load_run(write(tmp_path, lines(HEADER, CALL0, sent, STEP0, END)))
+    bare, with_request = run.model_calls
+    assert (bare.request, with_request.request) == (None, request)
+    built = ModelCall(step=0, response=with_request.response, record=sent)
+    assert built.request == request and ModelCall(step=0, response=bare.response).request is None
+
+
 def test_a_model_calls_fields_are_read_only_and_each_says_what_it_is(tmp_path: Path) -> None:
     """Every field of a model call, loaded or built in memory, refuses assignment, and help(ModelCall) describes it."""
     import pydoc

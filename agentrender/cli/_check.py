@@ -232,17 +232,23 @@ def _unoffered_tools(run: Run, lines: Mapping[int | None, int]) -> Iterator[Find
     captured reply, its recorded decision's tool against the run's. Where the tools offered are not known (a run that
     records none and no request; a toolset, whose tools have no names here), nothing is said."""
     last = run.last_calls()
+    named: dict[int, tuple[Any, list[Any] | None]] = {}  # the names of each list of tools met, by its id (kept alive)
     for step in run.steps:
         call = last.get(step.index)
-        request = call.record.get("request") if call is not None else None
-        if isinstance(request, Mapping):
+        request = call.request if call is not None else None
+        if request is not None:
             tools, whose = request.get("tools") or (), "its request"
         elif run.tools:
             tools, whose = run.tools, "the run"
         else:
             continue
-        names = [tool.get("name") for tool in tools if isinstance(tool, Mapping)]
-        if len(names) != len(tools) or not all(isinstance(name, str) for name in names):
+        known = named.get(id(tools))
+        if known is None or known[0] is not tools:
+            listed = [tool.get("name") for tool in tools if isinstance(tool, Mapping)]
+            ok = len(listed) == len(tools) and all(isinstance(name, str) for name in listed)
+            known = named[id(tools)] = (tools, listed if ok else None)
+        names = known[1]
+        if names is None:
             continue  # a toolset, or a tool of no name: which names it offers is not known here
         if call is not None:
             used = [block.name for block in call.response.content if block.type == "tool_use"]

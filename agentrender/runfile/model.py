@@ -286,6 +286,19 @@ class ModelCall:
         return record
 
     @property
+    def request(self) -> Mapping[str, Any] | None:
+        """The request body the record holds (a recorded or imported call's, as sent), or ``None``. Read without
+        keeping the decoded record: a reader of every call's request (``check``) holds the requests, not the records,
+        and a line that holds none is not decoded for it."""
+        record = self._record
+        if record is None:
+            if '"request"' not in self._source:  # most run files' calls: their line is not decoded for it
+                return None
+            record = decode_line(self._source)
+        request = record.get("request")
+        return request if isinstance(request, Mapping) else None
+
+    @property
     def wire_response(self) -> Mapping[str, Any]:
         """The reply as a run file holds it: the record's ``response``, or ``response_record(response)``."""
         recorded = self.record.get("response")
