@@ -232,14 +232,15 @@ def _unoffered_tools(run: Run, lines: Mapping[int | None, int]) -> Iterator[Find
     captured reply, its recorded decision's tool against the run's. Where the tools offered are not known (a run that
     records none and no request; a toolset, whose tools have no names here), nothing is said."""
     last = run.last_calls()
+    run_tools = run.tools  # a tuple made at each read
     named: dict[int, tuple[Any, list[Any] | None]] = {}  # the names of each list of tools met, by its id (kept alive)
     for step in run.steps:
         call = last.get(step.index)
         request = call.request if call is not None else None
         if request is not None:
             tools, whose = request.get("tools") or (), "its request"
-        elif run.tools:
-            tools, whose = run.tools, "the run"
+        elif run_tools:
+            tools, whose = run_tools, "the run"
         else:
             continue
         known = named.get(id(tools))
@@ -255,10 +256,10 @@ def _unoffered_tools(run: Run, lines: Mapping[int | None, int]) -> Iterator[Find
         else:
             decision = step.decision
             used = [decision.tool] if decision is not None and decision.kind == "tool_call" else []
-        offered = f"{whose} did not offer (it offered {', '.join(map(repr, names)) if names else 'none'})"
         for position, name in enumerate(used):
             if name in names:
                 continue
+            offered = f"{whose} did not offer (it offered {', '.join(map(repr, names)) if names else 'none'})"
             answered = step.observation.status if step.observation is not None and position == 0 else ""
             said = (
                 f"; this run answered it with status {answered!r}"
